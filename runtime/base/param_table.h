@@ -1,0 +1,33 @@
+// Every GPURUN_* parameter, declared once in param_table.cc. Variables that the
+// launcher sets for each rank (GPURUN_RANK, ...) are identity, not parameters:
+// they are listed in kLauncherVariables.
+#ifndef GPURUN_RUNTIME_BASE_PARAM_TABLE_H_
+#define GPURUN_RUNTIME_BASE_PARAM_TABLE_H_
+
+#include <span>
+#include <string_view>
+
+#include "runtime/base/params.h"
+
+namespace gpurun::params {
+
+extern const EnumParam kDebug;          // GPURUN_DEBUG: NONE|WARN|INFO|TRACE (LogLevel order)
+extern const StringParam kDebugSubsys;  // GPURUN_DEBUG_SUBSYS
+extern const DurationParam kTimeout;    // GPURUN_TIMEOUT: any blocking wait, 0 = none
+extern const EnumParam kBootstrap;      // GPURUN_BOOTSTRAP: auto|pmix|singleton
+extern const DurationParam kKillGrace;  // GPURUN_KILL_GRACE: launcher SIGTERM → SIGKILL
+
+enum BootstrapChoice : int64_t { kBootstrapAuto = 0, kBootstrapPmix = 1, kBootstrapSingleton = 2 };
+
+// Set by gpurun for every rank; not user parameters.
+inline constexpr std::string_view kLauncherVariables[] = {
+    "GPURUN_RANK", "GPURUN_SIZE", "GPURUN_LOCAL_RANK", "GPURUN_LOCAL_SIZE", "GPURUN_JOB_ID",
+};
+
+// GPURUN_* variables in the environment that are neither parameters nor
+// launcher variables: most likely misspelt.
+std::vector<std::string> UnknownGpurunVariables();
+
+}  // namespace gpurun::params
+
+#endif  // GPURUN_RUNTIME_BASE_PARAM_TABLE_H_
