@@ -65,11 +65,18 @@ class LogLine {
   std::ostringstream stream_;
 };
 
+// Turns the stream expression into void so both arms of GR_LOG's ?: match.
+struct LogVoidify {
+  void operator&(std::ostream&) {}
+};
+
 }  // namespace gpurun
 
-#define GR_LOG(level, subsys)                                                                    \
-  if (!::gpurun::Logger::Enabled(::gpurun::LogLevel::k##level, ::gpurun::Subsys::k##subsys)) { \
-  } else                                                                                         \
-    ::gpurun::LogLine(::gpurun::LogLevel::k##level, ::gpurun::Subsys::k##subsys).stream()
+// An expression (not an if statement), so it nests safely under an unbraced if.
+// `&` binds looser than `<<`: the whole stream chain is built first.
+#define GR_LOG(level, subsys)                                                           \
+  !::gpurun::Logger::Enabled(::gpurun::LogLevel::k##level, ::gpurun::Subsys::k##subsys) \
+      ? (void)0                                                                         \
+      : ::gpurun::LogVoidify() & ::gpurun::LogLine(::gpurun::LogLevel::k##level, ::gpurun::Subsys::k##subsys).stream()
 
 #endif  // GPURUN_RUNTIME_BASE_LOG_H_

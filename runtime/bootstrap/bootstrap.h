@@ -54,15 +54,27 @@ class Bootstrap {
   virtual Status Barrier() = 0;
 
   // Ends the whole job with `code`; the launcher kills every rank and exits
-  // with it. Returns only if the request could not be delivered.
+  // with it. Not collective; may be called from any thread. OK means the
+  // request was delivered (or, for a singleton, that there is nobody else to
+  // stop): the caller should then exit with `code` itself, as the launcher may
+  // not have killed it yet. An error means the request could not be delivered.
   virtual Status Abort(int code, const std::string& message) = 0;
 
-  // Leaves the job's bootstrap (collective). Called once, at grFinalize.
+  // Leaves the job's bootstrap (collective: a barrier, then the release of
+  // its resources). Called once, at grFinalize; a later AllGather, Barrier
+  // or Finalize fails with grInvalidUsage.
   virtual Status Finalize() = 0;
 };
 
-// Picks the bootstrap per GPURUN_BOOTSTRAP (auto: PMIx if a server is
-// reachable, else singleton). Forcing pmix without a server is an error.
+// Picks the bootstrap per GPURUN_BOOTSTRAP:
+//  - singleton: SingletonBootstrap;
+//  - pmix: PmixBootstrap; without a reachable PMIx server an error
+//    (grInvalidUsage when the environment names no server at all);
+//  - auto: PmixBootstrap when the environment names a PMIx server
+//    (PMIX_NAMESPACE or PMIX_SERVER_URI*), falling back to singleton (logged
+//    at INFO) if that server is unreachable; otherwise singleton without
+//    initialising PMIx.
+// Call once per process, after the parameters are loaded.
 StatusOr<std::unique_ptr<Bootstrap>> CreateBootstrap();
 
 }  // namespace gpurun

@@ -1,0 +1,38 @@
+// What every rank publishes about itself at grInit and learns of its peers,
+// exchanged with one bootstrap all-gather. Later layers add their endpoint
+// data (shm names, UCX worker addresses, GPU bus ids) in their own exchanges.
+#ifndef GPURUN_RUNTIME_PEER_INFO_H_
+#define GPURUN_RUNTIME_PEER_INFO_H_
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/base/status.h"
+#include "runtime/bootstrap/bootstrap.h"
+
+namespace gpurun {
+
+struct PeerInfo {
+  int rank = 0;
+  int local_rank = 0;
+  int local_size = 1;
+  int node_id = 0;
+  int pid = 0;
+  std::string host;
+};
+
+// This process's entry, from the bootstrap identity.
+PeerInfo LocalPeerInfo(const RankIdentity& id);
+
+std::vector<std::byte> EncodePeerInfo(const PeerInfo& info);
+StatusOr<PeerInfo> DecodePeerInfo(std::span<const std::byte> blob);
+
+// All-gathers every rank's PeerInfo and checks the table is consistent
+// (entry r claims rank r; local ranks of each node are 0..local_size-1).
+StatusOr<std::vector<PeerInfo>> ExchangePeerInfo(Bootstrap& bootstrap);
+
+}  // namespace gpurun
+
+#endif  // GPURUN_RUNTIME_PEER_INFO_H_

@@ -1,0 +1,29 @@
+#include "runtime/peer_info.h"
+
+#include <gtest/gtest.h>
+
+namespace gpurun {
+namespace {
+
+TEST(PeerInfo, EncodeDecodeRoundTrip) {
+  PeerInfo in{5, 1, 4, 2, 4242, "node-a.example"};
+  StatusOr<PeerInfo> out = DecodePeerInfo(EncodePeerInfo(in));
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->rank, 5);
+  EXPECT_EQ(out->local_rank, 1);
+  EXPECT_EQ(out->local_size, 4);
+  EXPECT_EQ(out->node_id, 2);
+  EXPECT_EQ(out->pid, 4242);
+  EXPECT_EQ(out->host, "node-a.example");
+}
+
+TEST(PeerInfo, EmptyHostAndShortBlob) {
+  PeerInfo in{0, 0, 1, 0, 1, ""};
+  EXPECT_EQ(DecodePeerInfo(EncodePeerInfo(in))->host, "");
+  std::vector<std::byte> blob = EncodePeerInfo(in);
+  blob.resize(7);
+  EXPECT_EQ(DecodePeerInfo(blob).status().code(), grInternalError);
+}
+
+}  // namespace
+}  // namespace gpurun
