@@ -13,7 +13,7 @@ class Context;
 
 struct grComm {
   gpurun::Context* context = nullptr;
-  int rank = 0;                 // this process's rank in the communicator
+  int rank = 0;  // this process's rank in the communicator
   int size = 0;
   std::vector<int> world_ranks;  // communicator rank → world rank
 };

@@ -7,10 +7,10 @@
 namespace gpurun {
 namespace {
 
-std::mutex g_mutex;                   // serialises init/finalize
-std::unique_ptr<Context> g_owned;     // guarded by g_mutex
+std::mutex g_mutex;                // serialises init/finalize
+std::unique_ptr<Context> g_owned;  // guarded by g_mutex
 std::atomic<Context*> g_current{nullptr};
-bool g_finalized = false;             // guarded by g_mutex
+bool g_finalized = false;  // guarded by g_mutex
 
 }  // namespace
 

@@ -12,13 +12,13 @@
 
 #include "gpurun/gpurun.h"
 
-#define CHECK(call)                                                                             \
-  do {                                                                                          \
-    grResult_t r_ = (call);                                                                     \
-    if (r_ != grSuccess) {                                                                      \
-      fprintf(stderr, "hello: %s failed: %s\n", #call, grGetLastErrorMessage());              \
-      return 1;                                                                                 \
-    }                                                                                           \
+#define CHECK(call)                                                              \
+  do {                                                                           \
+    grResult_t r_ = (call);                                                      \
+    if (r_ != grSuccess) {                                                       \
+      fprintf(stderr, "hello: %s failed: %s\n", #call, grGetLastErrorMessage()); \
+      return 1;                                                                  \
+    }                                                                            \
   } while (0)
 
 /* Returns the number of problems found in the peer table (0 when consistent). */
@@ -55,15 +55,16 @@ int main(int argc, char** argv) {
   CHECK(grCommSize(world, &size));
   grPeerInfo_t me;
   CHECK(grCommPeerInfo(world, rank, &me));
-  printf("hello from rank %d of %d on %s (local rank %d of %d, node %d, pid %d)\n", rank, size, me.host,
-         me.local_rank, me.local_size, me.node_id, me.pid);
+  printf("hello from rank %d of %d on %s (local rank %d of %d, node %d, pid %d)\n", rank, size, me.host, me.local_rank,
+         me.local_size, me.node_id, me.pid);
   fflush(stdout);
   const int problems = check_peers(world, size, &num_nodes);
   if (problems != 0) {
     fprintf(stderr, "hello: rank %d found %d problems in the peer table\n", rank, problems);
     grAbort(world, 3);
   }
-  if (rank == 0) printf("rank 0: all %d ranks see each other (%d node%s)\n", size, num_nodes, num_nodes == 1 ? "" : "s");
+  if (rank == 0)
+    printf("rank 0: all %d ranks see each other (%d node%s)\n", size, num_nodes, num_nodes == 1 ? "" : "s");
   CHECK(grFinalize());
   return 0;
 }

@@ -48,11 +48,11 @@ typedef struct grComm* grComm_t;
 
 /** What the bootstrap learned about one rank of a communicator at grInit. */
 typedef struct {
-  int rank;       /**< rank in the communicator */
-  int local_rank; /**< rank among the ranks of the same node */
-  int local_size; /**< number of ranks on that node */
-  int node_id;    /**< dense node index, 0..number of nodes - 1 */
-  int pid;        /**< process id on its host */
+  int rank;                    /**< rank in the communicator */
+  int local_rank;              /**< rank among the ranks of the same node */
+  int local_size;              /**< number of ranks on that node */
+  int node_id;                 /**< dense node index, 0..number of nodes - 1 */
+  int pid;                     /**< process id on its host */
   char host[GR_MAX_HOST_NAME]; /**< host name (or the virtual host identity) */
 } grPeerInfo_t;
 

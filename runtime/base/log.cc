@@ -17,9 +17,9 @@ struct SubsysEntry {
   Subsys bit;
 };
 constexpr SubsysEntry kSubsysNames[] = {
-    {"INIT", Subsys::kInit}, {"BOOTSTRAP", Subsys::kBootstrap}, {"TOPO", Subsys::kTopo},
-    {"P2P", Subsys::kP2p},   {"NET", Subsys::kNet},             {"COLL", Subsys::kColl},
-    {"TUNING", Subsys::kTuning}, {"ENV", Subsys::kEnv},         {"LAUNCH", Subsys::kLaunch},
+    {"INIT", Subsys::kInit},     {"BOOTSTRAP", Subsys::kBootstrap}, {"TOPO", Subsys::kTopo},     {"P2P", Subsys::kP2p},
+    {"NET", Subsys::kNet},       {"COLL", Subsys::kColl},           {"TUNING", Subsys::kTuning}, {"ENV", Subsys::kEnv},
+    {"LAUNCH", Subsys::kLaunch},
 };
 
 std::atomic<int> g_level{static_cast<int>(LogLevel::kWarn)};

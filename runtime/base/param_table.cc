@@ -32,8 +32,8 @@ const DurationParam kKillGrace("GPURUN_KILL_GRACE", "1",
 std::vector<std::string> UnknownGpurunVariables() {
   std::vector<std::string> unknown;
   for (const std::string& name : EnvNamesWithPrefix("GPURUN_")) {
-    const bool launcher_var = std::find(std::begin(kLauncherVariables), std::end(kLauncherVariables), name) !=
-                              std::end(kLauncherVariables);
+    const bool launcher_var =
+        std::find(std::begin(kLauncherVariables), std::end(kLauncherVariables), name) != std::end(kLauncherVariables);
     if (!launcher_var && ParamRegistry::Global().Find(name) == nullptr) unknown.push_back(name);
   }
   return unknown;

@@ -59,8 +59,8 @@ Status ParamRegistry::Load(const EnvLookup& env) {
     if (!text) continue;
     StatusOr<ParamValue> value = spec.parse(*text);
     if (!value.ok()) {
-      return InvalidArgument(spec.name + "='" + *text + "': " + value.status().message() + " (" +
-                             spec.description + ")");
+      return InvalidArgument(spec.name + "='" + *text + "': " + value.status().message() + " (" + spec.description +
+                             ")");
     }
     parsed[i] = Parsed{std::move(*value), std::move(*text)};
   }
@@ -121,7 +121,8 @@ ParamParser RangeParser(StatusOr<int64_t> (*parse)(std::string_view), int64_t mi
   return [=](std::string_view text) -> StatusOr<ParamValue> {
     GR_ASSIGN_OR_RETURN(int64_t v, parse(text));
     if (v < min || v > max) {
-      return InvalidArgument(std::to_string(v) + " is outside [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+      return InvalidArgument(std::to_string(v) + " is outside [" + std::to_string(min) + ", " + std::to_string(max) +
+                             "]");
     }
     return ParamValue(v);
   };
@@ -147,7 +148,8 @@ IntParam::IntParam(std::string name, int64_t def, int64_t min, int64_t max, std:
                       std::to_string(def), std::move(description), RangeParser(&ParseInt, min, max)}) {}
 
 SizeParam::SizeParam(std::string name, std::string def, int64_t min, int64_t max, std::string description)
-    : Param(ParamSpec{std::move(name), "size", std::move(def), std::move(description), RangeParser(&ParseSize, min, max)}) {}
+    : Param(ParamSpec{std::move(name), "size", std::move(def), std::move(description),
+                      RangeParser(&ParseSize, min, max)}) {}
 
 DurationParam::DurationParam(std::string name, std::string def, std::string description)
     : Param(ParamSpec{std::move(name), "duration", std::move(def), std::move(description),

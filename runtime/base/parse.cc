@@ -57,14 +57,21 @@ StatusOr<int64_t> ParseSize(std::string_view text) {
   if (split == 0) return InvalidArgument("'" + std::string(text) + "' is not a size (examples: 4096, 64K, 8M, 1G)");
   GR_ASSIGN_OR_RETURN(int64_t number, ParseInt(text.substr(0, split)));
   std::string unit = ToLower(text.substr(split));
-  if (unit.size() > 1 && (unit.ends_with("ib") || unit.ends_with("b"))) unit.resize(unit.size() - (unit.ends_with("ib") ? 2 : 1));
+  if (unit.size() > 1 && (unit.ends_with("ib") || unit.ends_with("b")))
+    unit.resize(unit.size() - (unit.ends_with("ib") ? 2 : 1));
   int shift = 0;
-  if (unit.empty() || unit == "b") shift = 0;
-  else if (unit == "k") shift = 10;
-  else if (unit == "m") shift = 20;
-  else if (unit == "g") shift = 30;
-  else if (unit == "t") shift = 40;
-  else return InvalidArgument("'" + std::string(text) + "' has an unknown size unit (use K, M, G or T)");
+  if (unit.empty() || unit == "b")
+    shift = 0;
+  else if (unit == "k")
+    shift = 10;
+  else if (unit == "m")
+    shift = 20;
+  else if (unit == "g")
+    shift = 30;
+  else if (unit == "t")
+    shift = 40;
+  else
+    return InvalidArgument("'" + std::string(text) + "' has an unknown size unit (use K, M, G or T)");
   if (shift > 0 && number > (INT64_MAX >> shift)) return InvalidArgument("'" + std::string(text) + "' is out of range");
   return number << shift;
 }
@@ -82,12 +89,18 @@ StatusOr<double> ParseDuration(std::string_view text) {
   }
   const std::string unit = ToLower(s.substr(pos));
   double scale = 1;
-  if (unit.empty() || unit == "s") scale = 1;
-  else if (unit == "ms") scale = 1e-3;
-  else if (unit == "us") scale = 1e-6;
-  else if (unit == "m" || unit == "min") scale = 60;
-  else if (unit == "h") scale = 3600;
-  else return InvalidArgument("'" + s + "' has an unknown time unit (use ms, s, m or h)");
+  if (unit.empty() || unit == "s")
+    scale = 1;
+  else if (unit == "ms")
+    scale = 1e-3;
+  else if (unit == "us")
+    scale = 1e-6;
+  else if (unit == "m" || unit == "min")
+    scale = 60;
+  else if (unit == "h")
+    scale = 3600;
+  else
+    return InvalidArgument("'" + s + "' has an unknown time unit (use ms, s, m or h)");
   return number * scale;
 }
 

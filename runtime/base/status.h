@@ -52,13 +52,22 @@ template <typename T>
 class [[nodiscard]] StatusOr {
  public:
   StatusOr(Status status) : status_(std::move(status)) { assert(!status_.ok()); }  // NOLINT: implicit by design
-  StatusOr(T value) : value_(std::move(value)) {}                                    // NOLINT: implicit by design
+  StatusOr(T value) : value_(std::move(value)) {}                                  // NOLINT: implicit by design
 
   bool ok() const { return status_.ok(); }
   const Status& status() const { return status_; }
-  T& value() & { assert(ok()); return *value_; }
-  const T& value() const& { assert(ok()); return *value_; }
-  T&& value() && { assert(ok()); return std::move(*value_); }
+  T& value() & {
+    assert(ok());
+    return *value_;
+  }
+  const T& value() const& {
+    assert(ok());
+    return *value_;
+  }
+  T&& value() && {
+    assert(ok());
+    return std::move(*value_);
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T* operator->() { return &value(); }
@@ -72,7 +81,9 @@ class [[nodiscard]] StatusOr {
 namespace internal {
 inline const Status& GetStatus(const Status& s) { return s; }
 template <typename T>
-const Status& GetStatus(const StatusOr<T>& s) { return s.status(); }
+const Status& GetStatus(const StatusOr<T>& s) {
+  return s.status();
+}
 }  // namespace internal
 
 }  // namespace gpurun
@@ -81,15 +92,14 @@ const Status& GetStatus(const StatusOr<T>& s) { return s.status(); }
 #define GR_STATUS_CONCAT(a, b) GR_STATUS_CONCAT_INNER(a, b)
 
 // Returns the error of a Status-returning expression from the enclosing function.
-#define GR_RETURN_IF_ERROR(expr)                                  \
-  do {                                                            \
+#define GR_RETURN_IF_ERROR(expr)                                             \
+  do {                                                                       \
     const ::gpurun::Status gr_status_ = ::gpurun::internal::GetStatus(expr); \
-    if (!gr_status_.ok()) return gr_status_;                      \
+    if (!gr_status_.ok()) return gr_status_;                                 \
   } while (0)
 
 // `lhs` = value of a StatusOr expression, or return its error.
-#define GR_ASSIGN_OR_RETURN(lhs, expr) \
-  GR_ASSIGN_OR_RETURN_IMPL(GR_STATUS_CONCAT(gr_statusor_, __LINE__), lhs, expr)
+#define GR_ASSIGN_OR_RETURN(lhs, expr) GR_ASSIGN_OR_RETURN_IMPL(GR_STATUS_CONCAT(gr_statusor_, __LINE__), lhs, expr)
 #define GR_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                             \
   if (!tmp.ok()) return tmp.status();            \
