@@ -11,7 +11,7 @@
 #include "runtime/base/status.h"
 #include "runtime/bootstrap/bootstrap.h"
 #include "runtime/comm.h"
-#include "runtime/peer_info.h"
+#include "runtime/bootstrap/peer_info.h"
 
 namespace gpurun {
 

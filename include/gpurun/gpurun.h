@@ -16,6 +16,8 @@
 #ifndef GPURUN_GPURUN_H_
 #define GPURUN_GPURUN_H_
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -42,6 +44,57 @@ typedef enum {
 
 /** Opaque communicator handle. */
 typedef struct grComm* grComm_t;
+#define GR_COMM_NULL ((grComm_t)0)
+
+/** Opaque handle of a nonblocking operation. */
+typedef struct grRequest* grRequest_t;
+#define GR_REQUEST_NULL ((grRequest_t)0)
+
+/**
+ * A CUDA stream (the same type as cudaStream_t, declared without CUDA
+ * headers). GR_STREAM_HOST (null) gives MPI semantics for host buffers: the
+ * call completes as MPI's would. A real stream makes a call stream-ordered
+ * (NCCL-like); that needs device buffers and the GPU data path.
+ */
+typedef struct CUstream_st* grStream_t;
+#define GR_STREAM_HOST ((grStream_t)0)
+
+/** Element types; the numbering matches ncclDataType_t. */
+typedef enum {
+  grInt8 = 0,
+  grUint8 = 1,
+  grInt32 = 2,
+  grUint32 = 3,
+  grInt64 = 4,
+  grUint64 = 5,
+  grFloat16 = 6,
+  grFloat32 = 7,
+  grFloat64 = 8,
+  grBfloat16 = 9,
+  grNumDataTypes = 10
+} grDataType_t;
+/** Untyped bytes. */
+#define grByte grUint8
+
+/** Wildcards for receives and probes. */
+#define GR_ANY_SOURCE (-1)
+#define GR_ANY_TAG (-1)
+/** The color of grCommSplit that joins no new communicator. */
+#define GR_UNDEFINED (-32766)
+/** Largest tag a message may carry (MPI_TAG_UB). */
+#define GR_TAG_UB ((1 << 28) - 1)
+
+/** What a completed receive (or probe) found. */
+typedef struct {
+  int source;       /**< sender's rank in the communicator */
+  int tag;          /**< the message's tag */
+  grResult_t error; /**< grSuccess, grTruncated, grRemoteError, ... */
+  size_t bytes;     /**< bytes received (for a probe: bytes in the message) */
+  size_t count;     /**< bytes / size of the receive's datatype (probe: of grByte) */
+} grStatus_t;
+/** Pass where a status is not wanted. */
+#define GR_STATUS_IGNORE ((grStatus_t*)0)
+#define GR_STATUSES_IGNORE ((grStatus_t*)0)
 
 /** Maximum length of a host name in grPeerInfo_t, terminating NUL included. */
 #define GR_MAX_HOST_NAME 256
@@ -88,6 +141,83 @@ grResult_t grCommSize(grComm_t comm, int* size);
 
 /** What the bootstrap learned about `rank` of comm (host, pid, node, local rank). */
 grResult_t grCommPeerInfo(grComm_t comm, int rank, grPeerInfo_t* info);
+
+/** Size in bytes of one element of `type`. */
+grResult_t grTypeSize(grDataType_t type, size_t* size);
+
+/**
+ * Splits `comm` by color (GR_UNDEFINED: this rank joins none and gets
+ * GR_COMM_NULL); ranks in a new communicator are ordered by key, then by rank
+ * in `comm`. Collective over `comm`. Each new communicator has its own
+ * matching context: its messages never match another communicator's.
+ */
+grResult_t grCommSplit(grComm_t comm, int color, int key, grComm_t* newcomm);
+
+/** A copy of `comm` with the same ranks and its own matching context. Collective. */
+grResult_t grCommDup(grComm_t comm, grComm_t* newcomm);
+
+/**
+ * Frees a communicator made by grCommSplit or grCommDup and sets *comm to
+ * GR_COMM_NULL. Operations still pending on it are an error (grInvalidUsage).
+ */
+grResult_t grCommFree(grComm_t* comm);
+
+/*
+ * Point-to-point (MPI semantics). Counts are in elements of `type`. Messages
+ * between one pair of ranks on one communicator with one tag arrive in the
+ * order they were sent (MPI's non-overtaking rule). A receive buffer too small
+ * for the message completes with grTruncated and writes nothing past its end.
+ * A receive from a rank that died or aborted completes with grRemoteError
+ * naming that rank; every blocking call fails with grTimeout after
+ * GPURUN_TIMEOUT, naming what it waited for. `stream` must be GR_STREAM_HOST
+ * for host buffers.
+ */
+
+/** Blocking send: returns when `buf` may be reused. */
+grResult_t grSend(const void* buf, size_t count, grDataType_t type, int dest, int tag, grComm_t comm,
+                  grStream_t stream);
+
+/** Blocking receive; `source` may be GR_ANY_SOURCE, `tag` GR_ANY_TAG. */
+grResult_t grRecv(void* buf, size_t count, grDataType_t type, int source, int tag, grComm_t comm, grStatus_t* status,
+                  grStream_t stream);
+
+/** Nonblocking send; complete it with grWait/grTest (then `buf` may be reused). */
+grResult_t grIsend(const void* buf, size_t count, grDataType_t type, int dest, int tag, grComm_t comm,
+                   grStream_t stream, grRequest_t* request);
+
+/** Nonblocking receive; complete it with grWait/grTest (then `buf` holds the message). */
+grResult_t grIrecv(void* buf, size_t count, grDataType_t type, int source, int tag, grComm_t comm, grStream_t stream,
+                   grRequest_t* request);
+
+/**
+ * Waits for *request, fills *status (may be GR_STATUS_IGNORE), frees the
+ * request and sets *request to GR_REQUEST_NULL. A null request returns at once
+ * with an empty status. Returns the operation's error (also in status->error).
+ */
+grResult_t grWait(grRequest_t* request, grStatus_t* status);
+
+/** Waits for all; statuses may be GR_STATUSES_IGNORE. Returns the first error. */
+grResult_t grWaitall(int count, grRequest_t* requests, grStatus_t* statuses);
+
+/** Waits for one; *index is its position (-1 if every request is null). */
+grResult_t grWaitany(int count, grRequest_t* requests, int* index, grStatus_t* status);
+
+/** *flag = 1 and as grWait if *request is complete; else *flag = 0. Never blocks. */
+grResult_t grTest(grRequest_t* request, int* flag, grStatus_t* status);
+
+/** Blocks until a matching message can be received; fills *status without receiving it. */
+grResult_t grProbe(int source, int tag, grComm_t comm, grStatus_t* status);
+
+/** As grProbe without blocking: *flag = 1 if a matching message is there. */
+grResult_t grIprobe(int source, int tag, grComm_t comm, int* flag, grStatus_t* status);
+
+/** Sends and receives at once (deadlock-free for exchanges). */
+grResult_t grSendrecv(const void* sendbuf, size_t sendcount, grDataType_t sendtype, int dest, int sendtag,
+                      void* recvbuf, size_t recvcount, grDataType_t recvtype, int source, int recvtag, grComm_t comm,
+                      grStatus_t* status, grStream_t stream);
+
+/** Number of whole `type` elements in a completed receive's status. */
+grResult_t grGetCount(const grStatus_t* status, grDataType_t type, size_t* count);
 
 /** The library's version as GR_VERSION_CODE encodes it. */
 grResult_t grGetVersion(int* version);

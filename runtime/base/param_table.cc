@@ -29,6 +29,29 @@ const EnumParam kBootstrap("GPURUN_BOOTSTRAP", "auto", {"auto", "pmix", "singlet
 const DurationParam kKillGrace("GPURUN_KILL_GRACE", "1",
                                "gpurun: time between SIGTERM and SIGKILL when it tears a job down.");
 
+const StringParam kHostId("GPURUN_HOST_ID", "",
+                          "Host identity of this rank (empty: the launcher's or the real host name); ranks with "
+                          "different identities use the inter-node wire, so one machine can act as several nodes.");
+
+const EnumParam kP2pTransport("GPURUN_P2P_TRANSPORT", "auto", {"auto", "shm", "ucx"},
+                              "Point-to-point wire: auto (shared memory within a node, UCX across nodes), shm "
+                              "(every peer must be on this node), ucx (UCX for every peer, also on one node).");
+
+const SizeParam kShmEagerLimit("GPURUN_SHM_EAGER_LIMIT", "16K", 0, int64_t{1} << 30,
+                               "Shared-memory wire: messages up to this size are copied through eager cells; larger "
+                               "ones use the rendezvous path.");
+
+const EnumParam kShmCma("GPURUN_SHM_CMA", "auto", {"auto", "on", "off"},
+                        "Shared-memory rendezvous: single copy with process_vm_readv (on: required, off: never, "
+                        "auto: when the kernel permits it), else pipelined through shared bounce buffers.");
+
+const IntParam kProgressSpin(
+    "GPURUN_PROGRESS_SPIN", 2000, 0, 100000000,
+    "Progress polls a blocking call spins before it starts yielding the core and backing off.");
+
+const DurationParam kProgressMaxSleep("GPURUN_PROGRESS_MAX_SLEEP", "200us",
+                                      "Longest sleep between progress polls once a blocking call backs off.");
+
 std::vector<std::string> UnknownGpurunVariables() {
   std::vector<std::string> unknown;
   for (const std::string& name : EnvNamesWithPrefix("GPURUN_")) {

@@ -16,8 +16,18 @@ extern const StringParam kDebugSubsys;  // GPURUN_DEBUG_SUBSYS
 extern const DurationParam kTimeout;    // GPURUN_TIMEOUT: any blocking wait, 0 = none
 extern const EnumParam kBootstrap;      // GPURUN_BOOTSTRAP: auto|pmix|singleton
 extern const DurationParam kKillGrace;  // GPURUN_KILL_GRACE: launcher SIGTERM → SIGKILL
+extern const StringParam kHostId;       // GPURUN_HOST_ID: this rank's host identity ("" = real host)
+
+// Point-to-point.
+extern const EnumParam kP2pTransport;          // GPURUN_P2P_TRANSPORT: auto|shm|ucx
+extern const SizeParam kShmEagerLimit;         // GPURUN_SHM_EAGER_LIMIT
+extern const EnumParam kShmCma;                // GPURUN_SHM_CMA: auto|on|off
+extern const IntParam kProgressSpin;           // GPURUN_PROGRESS_SPIN
+extern const DurationParam kProgressMaxSleep;  // GPURUN_PROGRESS_MAX_SLEEP
 
 enum BootstrapChoice : int64_t { kBootstrapAuto = 0, kBootstrapPmix = 1, kBootstrapSingleton = 2 };
+enum P2pTransportChoice : int64_t { kP2pAuto = 0, kP2pShm = 1, kP2pUcx = 2 };
+enum ShmCmaChoice : int64_t { kCmaAuto = 0, kCmaOn = 1, kCmaOff = 2 };
 
 // Set by gpurun for every rank; not user parameters.
 inline constexpr std::string_view kLauncherVariables[] = {

@@ -1,4 +1,4 @@
-#include "runtime/peer_info.h"
+#include "runtime/bootstrap/peer_info.h"
 
 #include <gtest/gtest.h>
 

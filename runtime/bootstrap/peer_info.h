@@ -1,4 +1,5 @@
-// What every rank publishes about itself at grInit and learns of its peers,
+// What every rank publishes about itself at grInit and learns of its peers
+// (the bootstrap layer owns it so that p2p and topo can use it too),
 // exchanged with one bootstrap all-gather. Later layers add their endpoint
 // data (shm names, UCX worker addresses, GPU bus ids) in their own exchanges.
 #ifndef GPURUN_RUNTIME_PEER_INFO_H_

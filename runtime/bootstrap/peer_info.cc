@@ -1,5 +1,5 @@
 // PeerInfo encoding and exchange (see peer_info.h).
-#include "runtime/peer_info.h"
+#include "runtime/bootstrap/peer_info.h"
 
 #include <unistd.h>
 

@@ -1,0 +1,29 @@
+// The envelope every point-to-point message carries, on every wire: which
+// communicator context it belongs to, the sender's rank in that communicator,
+// the user tag, and the payload size. The matching engine matches on
+// (context, source, tag); wires deliver one sender's messages in the order it
+// sent them, which gives MPI's non-overtaking rule.
+#ifndef GPURUN_P2P_MATCH_HEADER_H_
+#define GPURUN_P2P_MATCH_HEADER_H_
+
+#include <cstdint>
+
+namespace gpurun::p2p {
+
+// Largest user tag (MPI_TAG_UB): tags travel in 28 bits on the UCX wire.
+inline constexpr int32_t kMaxTag = (1 << 28) - 1;
+// Largest communicator context id: 16 bits on the UCX wire.
+inline constexpr uint32_t kMaxContext = (1u << 16) - 1;
+// Largest communicator size: ranks travel in 20 bits on the UCX wire.
+inline constexpr int32_t kMaxRanks = 1 << 20;
+
+struct MatchHeader {
+  uint32_t context = 0;  // communicator matching context, <= kMaxContext
+  int32_t source = 0;    // sender's rank in that communicator
+  int32_t tag = 0;       // 0..kMaxTag
+  uint64_t bytes = 0;    // payload size
+};
+
+}  // namespace gpurun::p2p
+
+#endif  // GPURUN_P2P_MATCH_HEADER_H_
