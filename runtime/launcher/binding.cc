@@ -4,25 +4,10 @@
 #include <hwloc.h>
 #include <hwloc/glibc-sched.h>
 
-#include <memory>
+#include <cstdlib>
 
 namespace gpurun::launcher {
 namespace {
-
-struct TopologyDeleter {
-  void operator()(hwloc_topology* topology) const { hwloc_topology_destroy(topology); }
-};
-using TopologyPtr = std::unique_ptr<hwloc_topology, TopologyDeleter>;
-
-StatusOr<TopologyPtr> LoadTopology() {
-  hwloc_topology_t raw = nullptr;
-  if (hwloc_topology_init(&raw) != 0) return SystemError("hwloc_topology_init failed");
-  TopologyPtr topology(raw);
-  // CPUs and memory only: I/O devices are slow to discover and not needed here.
-  hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_NONE);
-  if (hwloc_topology_load(raw) != 0) return SystemError("hwloc_topology_load failed");
-  return topology;
-}
 
 std::string CpusetText(hwloc_const_cpuset_t cpuset) {
   char* text = nullptr;
@@ -60,7 +45,8 @@ Status CheckOversubscription(int num_ranks, int num_cores, BindTo bind_to, Overs
     return InvalidUsage(counts + ": --no-oversubscribe forbids more ranks than cores");
   }
   if (bind_to == BindTo::kCore && oversubscribe != Oversubscribe::kYes) {
-    return InvalidUsage(counts + ": --bind-to core would put several ranks on one core; add --oversubscribe to allow it");
+    return InvalidUsage(counts +
+                        ": --bind-to core would put several ranks on one core; add --oversubscribe to allow it");
   }
   return OkStatus();
 }
@@ -71,13 +57,11 @@ std::vector<int> AssignCores(int num_ranks, int num_cores) {
   return cores;
 }
 
-StatusOr<std::vector<RankBinding>> PlanBindings(int num_ranks, BindTo bind_to, Oversubscribe oversubscribe) {
+StatusOr<std::vector<RankBinding>> PlanBindings(const Topology& topology, int num_ranks, BindTo bind_to,
+                                                Oversubscribe oversubscribe) {
   std::vector<RankBinding> bindings(static_cast<size_t>(num_ranks));
   for (RankBinding& b : bindings) b.description = "nothing";
-  if (bind_to == BindTo::kNone && oversubscribe != Oversubscribe::kNo) return bindings;
-  GR_ASSIGN_OR_RETURN(TopologyPtr topology, LoadTopology());
-  const int num_cores = hwloc_get_nbobjs_by_type(topology.get(), HWLOC_OBJ_CORE);
-  if (num_cores <= 0) return SystemError("hwloc found no cores");
+  const int num_cores = topology.num_cores();
   GR_RETURN_IF_ERROR(CheckOversubscription(num_ranks, num_cores, bind_to, oversubscribe));
   if (bind_to == BindTo::kNone) return bindings;
   const std::vector<int> cores = AssignCores(num_ranks, num_cores);
@@ -85,7 +69,8 @@ StatusOr<std::vector<RankBinding>> PlanBindings(int num_ranks, BindTo bind_to, O
     hwloc_obj_t core = hwloc_get_obj_by_type(topology.get(), HWLOC_OBJ_CORE, static_cast<unsigned>(cores[r]));
     hwloc_obj_t numa = bind_to == BindTo::kNuma ? NumaOf(topology.get(), core) : nullptr;
     if (bind_to == BindTo::kNuma && numa == nullptr) return SystemError("hwloc found no NUMA node for a core");
-    bindings[r] = numa != nullptr ? BindingTo(topology.get(), numa, "NUMA node") : BindingTo(topology.get(), core, "core");
+    bindings[r] =
+        numa != nullptr ? BindingTo(topology.get(), numa, "NUMA node") : BindingTo(topology.get(), core, "core");
   }
   return bindings;
 }

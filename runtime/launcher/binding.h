@@ -1,7 +1,7 @@
 // CPU binding of ranks (--bind-to, --report-bindings, --[no-]oversubscribe).
-// The topology is read with hwloc in gpurun, once, and only when needed; each
-// rank's CPU set is computed before fork and applied in the child, between
-// fork and exec, with one async-signal-safe system call.
+// Each rank's CPU set is computed from the hwloc topology before fork and
+// applied in the child, between fork and exec, with one async-signal-safe
+// system call.
 #ifndef GPURUN_RUNTIME_LAUNCHER_BINDING_H_
 #define GPURUN_RUNTIME_LAUNCHER_BINDING_H_
 
@@ -12,6 +12,7 @@
 
 #include "runtime/base/status.h"
 #include "runtime/launcher/options.h"
+#include "runtime/launcher/topology.h"
 
 namespace gpurun::launcher {
 
@@ -30,8 +31,9 @@ struct RankBinding {
 };
 
 // One binding per rank (all unbound for BindTo::kNone), after checking the
-// oversubscription policy. Loads the hwloc topology unless nothing needs it.
-StatusOr<std::vector<RankBinding>> PlanBindings(int num_ranks, BindTo bind_to, Oversubscribe oversubscribe);
+// oversubscription policy against the topology's cores.
+StatusOr<std::vector<RankBinding>> PlanBindings(const Topology& topology, int num_ranks, BindTo bind_to,
+                                                Oversubscribe oversubscribe);
 
 // In the child after fork: binds the calling process. Async-signal-safe.
 // Returns false (errno set) on failure.

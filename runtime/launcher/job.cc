@@ -52,6 +52,7 @@ Job::Job(JobConfig config)
       timeout_timer_(io_),
       kill_timer_(io_),
       drain_timer_(io_),
+      report_timer_(io_),
       stdout_sink_(STDOUT_FILENO),
       stderr_sink_(STDERR_FILENO) {
   // Installed before any fork, so that no SIGCHLD and no signal to gpurun is missed.
@@ -71,11 +72,20 @@ int Job::Run() {
     if (running_ == 0) OnAllRanksEnded();
   }
   if (!all_ended_ || open_streams_ > 0) io_.run();
+  FlushReport();
   stdin_forwarder_.reset();
   KillProcessGroups(SIGKILL);  // anything a rank left behind in its process group
+  GR_LOG(Trace, Launch) << "finalizing the PMIx server at " << ElapsedMs() << " ms";
   pmix_.reset();
   tmpdir_.reset();
+  topology_.reset();
+  GR_LOG(Info, Launch) << "job " << job_id_ << " done at " << ElapsedMs() << " ms, exit status "
+                       << outcome_.exit_code();
   return outcome_.exit_code();
+}
+
+double Job::ElapsedMs() const {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
 }
 
 std::string Job::Describe(int rank) const {
@@ -122,10 +132,10 @@ void Job::ReapChildren() {
 void Job::OnRankExit(int rank, int wait_status) {
   ranks_[rank].running = false;
   --running_;
-  GR_LOG(Info, Launch) << Describe(rank) << " " << DescribeWaitStatus(wait_status);
+  GR_LOG(Info, Launch) << Describe(rank) << " " << DescribeWaitStatus(wait_status) << " at " << ElapsedMs() << " ms";
   if (outcome_.OnRankExit(wait_status)) {
-    TellUser(Describe(rank) + " " + DescribeWaitStatus(wait_status) +
-             (running_ > 0 ? "; terminating the other ranks" : ""));
+    ReportAfterOutput(rank, Describe(rank) + " " + DescribeWaitStatus(wait_status) +
+                                (running_ > 0 ? "; terminating the other ranks" : ""));
     StartTeardown(SIGTERM);
   }
   if (rank == 0) stdin_forwarder_.reset();
@@ -134,12 +144,12 @@ void Job::OnRankExit(int rank, int wait_status) {
 
 void Job::OnClientConnected(int rank) {
   if (rank >= 0 && rank < static_cast<int>(ranks_.size())) ranks_[rank].connected = true;
-  GR_LOG(Trace, Launch) << "rank " << rank << " connected to PMIx";
+  GR_LOG(Trace, Launch) << "rank " << rank << " connected to PMIx at " << ElapsedMs() << " ms";
 }
 
 void Job::OnClientFinalized(int rank) {
   if (rank >= 0 && rank < static_cast<int>(ranks_.size())) ranks_[rank].finalized = true;
-  GR_LOG(Trace, Launch) << "rank " << rank << " finalized PMIx";
+  GR_LOG(Trace, Launch) << "rank " << rank << " finalized PMIx at " << ElapsedMs() << " ms";
 }
 
 void Job::OnAbort(int rank, int code, const std::string& message) {
@@ -156,7 +166,8 @@ void Job::OnTimeout() {
   std::string still;
   for (size_t r = 0; r < ranks_.size(); ++r) {
     if (!ranks_[r].running) continue;
-    still += (still.empty() ? "" : ", ") + ("rank " + std::to_string(r) + " (pid " + std::to_string(ranks_[r].pid) + ")");
+    if (!still.empty()) still += ", ";
+    still += "rank " + std::to_string(r) + " (pid " + std::to_string(ranks_[r].pid) + ")";
   }
   TellUser("job timed out after " + SecondsText(*config_.options.timeout_s) + " (--timeout); still running: " + still);
   StartTeardown(SIGTERM);
@@ -212,7 +223,26 @@ void Job::OnAllRanksEnded() {
   });
 }
 
-void Job::OnStreamClosed() {
+// The failure message waits for the rank's last output lines (its pipes'
+// EOF), at most kReportDelay, so that it comes after them.
+void Job::ReportAfterOutput(int rank, std::string message) {
+  pending_report_ = {rank, std::move(message)};
+  if (ranks_[rank].open_streams == 0) return FlushReport();
+  report_timer_.expires_after(kReportDelay);
+  report_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) FlushReport();
+  });
+}
+
+void Job::FlushReport() {
+  if (!pending_report_) return;
+  TellUser(pending_report_->second);
+  pending_report_.reset();
+  report_timer_.cancel();
+}
+
+void Job::OnStreamClosed(int rank) {
+  if (--ranks_[rank].open_streams == 0 && pending_report_ && pending_report_->first == rank) FlushReport();
   --open_streams_;
   if (open_streams_ == 0 && all_ended_) {
     drain_timer_.cancel();

@@ -19,6 +19,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,9 +34,13 @@
 #include "runtime/launcher/pmix_server.h"
 #include "runtime/launcher/stdin_forwarder.h"
 #include "runtime/launcher/temp_dir.h"
+#include "runtime/launcher/topology.h"
 #include "runtime/launcher/unique_fd.h"
 
 namespace gpurun::launcher {
+
+// How long a rank's failure message may wait for the rank's last output.
+inline constexpr std::chrono::milliseconds kReportDelay{100};
 
 struct JobConfig {
   Options options;
@@ -66,6 +71,7 @@ class Job : public PmixEvents {
     bool running = false;
     bool connected = false;
     bool finalized = false;
+    int open_streams = 0;  // its stdout and stderr pipes not at EOF yet
   };
 
   // Set-up (job_launch.cc).
@@ -85,10 +91,14 @@ class Job : public PmixEvents {
   void SignalRunning(int signal);
   void KillProcessGroups(int signal);
   void OnAllRanksEnded();
-  void OnStreamClosed();
+  void OnStreamClosed(int rank);
+  void ReportAfterOutput(int rank, std::string message);
+  void FlushReport();
   std::string Describe(int rank) const;  // "rank 1 (pid 4242 on host)"
+  double ElapsedMs() const;              // since the job object was made, for the logs
 
   JobConfig config_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::string hostname_;
   std::string job_id_;
   boost::asio::io_context io_;
@@ -96,9 +106,11 @@ class Job : public PmixEvents {
   boost::asio::steady_timer timeout_timer_;
   boost::asio::steady_timer kill_timer_;
   boost::asio::steady_timer drain_timer_;
+  boost::asio::steady_timer report_timer_;
   OutputSink stdout_sink_;
   OutputSink stderr_sink_;
   std::optional<JobLayout> layout_;
+  std::optional<Topology> topology_;  // outlives pmix_ (it uses it)
   std::optional<TempDir> tmpdir_;     // outlives pmix_ (its files are inside)
   std::unique_ptr<PmixServer> pmix_;  // destroyed before io_ (it posts into it)
   std::vector<Rank> ranks_;
@@ -106,6 +118,7 @@ class Job : public PmixEvents {
   std::unique_ptr<StdinForwarder> stdin_forwarder_;
   UniqueFd dev_null_;
   JobOutcome outcome_;
+  std::optional<std::pair<int, std::string>> pending_report_;  // rank, message
   int running_ = 0;
   int open_streams_ = 0;
   bool tearing_down_ = false;

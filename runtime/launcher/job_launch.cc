@@ -34,12 +34,16 @@ Status Job::Launch() {
   const int n = config_.options.num_ranks;
   GR_ASSIGN_OR_RETURN(JobLayout layout, JobLayout::Block(n, {hostname_}));
   layout_.emplace(std::move(layout));
+  GR_ASSIGN_OR_RETURN(Topology topology, Topology::Load());
+  topology_.emplace(std::move(topology));
   GR_ASSIGN_OR_RETURN(std::vector<RankBinding> bindings,
-                      PlanBindings(n, config_.options.bind_to, config_.options.oversubscribe));
+                      PlanBindings(*topology_, n, config_.options.bind_to, config_.options.oversubscribe));
   GR_ASSIGN_OR_RETURN(TempDir dir, TempDir::Create());
   tmpdir_.emplace(std::move(dir));
-  GR_ASSIGN_OR_RETURN(pmix_, PmixServer::Start(tmpdir_->path(), io_, *this));
+  GR_ASSIGN_OR_RETURN(pmix_, PmixServer::Start(tmpdir_->path(), *topology_, io_, *this));
+  GR_LOG(Info, Launch) << "PMIx server up at " << ElapsedMs() << " ms, rendezvous in " << tmpdir_->path();
   GR_RETURN_IF_ERROR(pmix_->RegisterJob("gpurun-" + job_id_, *layout_, job_id_, config_.setup_timeout_s));
+  GR_LOG(Info, Launch) << "job registered at " << ElapsedMs() << " ms";
   UniqueFd rank0_stdin;
   GR_RETURN_IF_ERROR(SetUpStdin(rank0_stdin));
   WaitSignals();
@@ -53,7 +57,7 @@ Status Job::Launch() {
       if (!ec) OnTimeout();
     });
   }
-  GR_LOG(Info, Launch) << "job " << job_id_ << ": " << n << " ranks started";
+  GR_LOG(Info, Launch) << "job " << job_id_ << ": " << n << " ranks started at " << ElapsedMs() << " ms";
   return OkStatus();
 }
 
@@ -80,8 +84,12 @@ Status Job::StartRanks(const std::vector<RankBinding>& bindings, int rank0_stdin
     GR_ASSIGN_OR_RETURN(std::vector<std::string> pmix_vars, pmix_->ForkEnv(r));
     for (const std::string& var : pmix_vars) env.SetEntry(var);
     SetRankIdentity({r, layout_->num_ranks(), place.local_rank, place.local_size, job_id_}, env);
-    RankLaunch launch{r, config_.program_path, config_.options.command, env.Entries(),
-                      r == 0 ? rank0_stdin : dev_null_.get(), bindings[r]};
+    RankLaunch launch{r,
+                      config_.program_path,
+                      config_.options.command,
+                      env.Entries(),
+                      r == 0 ? rank0_stdin : dev_null_.get(),
+                      bindings[r]};
     GR_ASSIGN_OR_RETURN(RankProcess process, RankProcess::Fork(launch));
     ranks_[r].pid = process.pid();
     ranks_[r].running = true;
@@ -95,10 +103,11 @@ Status Job::StartRanks(const std::vector<RankBinding>& bindings, int rank0_stdin
 
 void Job::AttachOutput(int rank, UniqueFd out, UniqueFd err) {
   const bool tag = config_.options.tag_output;
-  auto closed = [this] { OnStreamClosed(); };
+  auto closed = [this, rank] { OnStreamClosed(rank); };
+  ranks_[rank].open_streams = 2;
+  open_streams_ += 2;
   streams_.push_back(std::make_unique<StreamForwarder>(io_, std::move(out), rank, tag, stdout_sink_, closed));
   streams_.push_back(std::make_unique<StreamForwarder>(io_, std::move(err), rank, tag, stderr_sink_, closed));
-  open_streams_ += 2;
 }
 
 void Job::ReportBindings(const std::vector<RankBinding>& bindings) const {

@@ -50,14 +50,14 @@ void WarnUnknownVariables(const Options& options) {
   }
 }
 
-void Print(const std::string& text) { std::fputs(text.c_str(), stdout); }
+void Print(const std::string& text) { (void)std::fputs(text.c_str(), stdout); }
 
 }  // namespace
 
 int RunLauncher(int argc, char** argv) {
   EnsureStandardFds();
   Logger::SetRole("gpurun");
-  signal(SIGPIPE, SIG_IGN);  // a closed stdout must not kill gpurun: it discards output instead
+  (void)signal(SIGPIPE, SIG_IGN);  // a closed stdout must not kill gpurun: it discards output instead
 
   const std::vector<std::string> args(argv + 1, argv + argc);
   StatusOr<Options> options = ParseOptions(args);

@@ -9,9 +9,7 @@
 namespace gpurun::launcher {
 namespace {
 
-Status PmixError(const std::string& what, pmix_status_t rc) {
-  return SystemError(what + ": " + PMIx_Error_string(rc));
-}
+Status PmixError(const std::string& what, pmix_status_t rc) { return SystemError(what + ": " + PMIx_Error_string(rc)); }
 
 // RAII over PMIx_Info_list_start/add/convert/release.
 class InfoList {

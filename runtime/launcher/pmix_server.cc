@@ -11,7 +11,9 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
+#include <sstream>
 
+#include "runtime/base/env.h"
 #include "runtime/base/log.h"
 #include "runtime/launcher/pmix_job_info.h"
 
@@ -20,14 +22,11 @@ namespace {
 
 std::atomic<PmixServer*> g_server{nullptr};
 
-Status PmixError(const std::string& what, pmix_status_t rc) {
-  return SystemError(what + ": " + PMIx_Error_string(rc));
-}
+Status PmixError(const std::string& what, pmix_status_t rc) { return SystemError(what + ": " + PMIx_Error_string(rc)); }
 
 // ---- module callbacks: called on the PMIx thread, handled on the io_context ----
 
-pmix_status_t ClientConnected(const pmix_proc_t* proc, void* /*server_object*/, pmix_op_cbfunc_t cbfunc,
-                              void* cbdata) {
+pmix_status_t ClientConnected(const pmix_proc_t* proc, void* /*server_object*/, pmix_op_cbfunc_t cbfunc, void* cbdata) {
   PmixServer* server = g_server.load();
   const int rank = static_cast<int>(proc->rank);
   boost::asio::post(server->io(), [server, rank, cbfunc, cbdata] {
@@ -37,8 +36,7 @@ pmix_status_t ClientConnected(const pmix_proc_t* proc, void* /*server_object*/, 
   return PMIX_SUCCESS;
 }
 
-pmix_status_t ClientFinalized(const pmix_proc_t* proc, void* /*server_object*/, pmix_op_cbfunc_t cbfunc,
-                              void* cbdata) {
+pmix_status_t ClientFinalized(const pmix_proc_t* proc, void* /*server_object*/, pmix_op_cbfunc_t cbfunc, void* cbdata) {
   PmixServer* server = g_server.load();
   const int rank = static_cast<int>(proc->rank);
   boost::asio::post(server->io(), [server, rank, cbfunc, cbdata] {
@@ -65,8 +63,8 @@ void ReleaseFenceData(void* cbdata) { delete static_cast<std::string*>(cbdata); 
 
 // All local ranks have entered the fence. One node hosts every rank, so the
 // data this server collected is the whole job's: hand it straight back.
-pmix_status_t FenceNb(const pmix_proc_t /*procs*/[], size_t /*nprocs*/, const pmix_info_t /*info*/[],
-                      size_t /*ninfo*/, char* data, size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata) {
+pmix_status_t FenceNb(const pmix_proc_t /*procs*/[], size_t /*nprocs*/, const pmix_info_t /*info*/[], size_t /*ninfo*/,
+                      char* data, size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata) {
   PmixServer* server = g_server.load();
   auto* copy = new std::string(data != nullptr ? data : "", data != nullptr ? ndata : 0);
   boost::asio::post(server->io(), [copy, cbfunc, cbdata] {
@@ -139,7 +137,9 @@ Status WaitOps(PendingOps& ops, double timeout_s, const std::string& what) {
   std::unique_lock<std::mutex> lock(ops.mutex);
   const auto timeout = std::chrono::duration<double>(timeout_s);
   if (!ops.done.wait_for(lock, timeout, [&] { return ops.remaining == 0; })) {
-    return TimeoutError("the PMIx server did not confirm " + what + " within " + std::to_string(timeout_s) + " s");
+    std::ostringstream text;
+    text << "the PMIx server did not confirm " << what << " within " << timeout_s << " s";
+    return TimeoutError(text.str());
   }
   if (ops.error != PMIX_SUCCESS) return PmixError(what, ops.error);
   return OkStatus();
@@ -147,26 +147,39 @@ Status WaitOps(PendingOps& ops, double timeout_s, const std::string& what) {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<PmixServer>> PmixServer::Start(const std::string& tmpdir, boost::asio::io_context& io,
-                                                        PmixEvents& events) {
+StatusOr<std::unique_ptr<PmixServer>> PmixServer::Start(const std::string& tmpdir, const Topology& topology,
+                                                        boost::asio::io_context& io, PmixEvents& events) {
   if (g_server.load() != nullptr) return InternalError("a PMIx server is already running in this process");
+  if (!GetEnv("PMIX_MCA_gds").has_value()) setenv("PMIX_MCA_gds", "hash", 0);
   std::unique_ptr<PmixServer> server(new PmixServer(io, events));
   static pmix_server_module_t module = MakeModule();
+  static char source[] = "hwloc";
+  static pmix_topology_t topo;
+  topo = {source, topology.get()};
   const bool no = false;
-  pmix_info_t info[5] = {};
+  const bool yes = true;
+  constexpr size_t kInfos = 7;
+  pmix_info_t info[kInfos] = {};
   PMIx_Info_load(&info[0], PMIX_SERVER_TMPDIR, tmpdir.c_str(), PMIX_STRING);
   PMIx_Info_load(&info[1], PMIX_SYSTEM_TMPDIR, tmpdir.c_str(), PMIX_STRING);
   PMIx_Info_load(&info[2], PMIX_SERVER_TOOL_SUPPORT, &no, PMIX_BOOL);
   PMIx_Info_load(&info[3], PMIX_SERVER_SYSTEM_SUPPORT, &no, PMIX_BOOL);
   PMIx_Info_load(&info[4], PMIX_SERVER_SESSION_SUPPORT, &no, PMIX_BOOL);
+  // Clients adopt this topology instead of discovering their own (which, with
+  // hwloc's GPU plugins, takes hundreds of ms in every rank's PMIx_Init).
+  PMIx_Info_load(&info[5], PMIX_SERVER_SHARE_TOPOLOGY, &yes, PMIX_BOOL);
+  // Handed over by pointer, not copied: PMIx keeps using it (it does not free an external topology).
+  PMIX_LOAD_KEY(info[6].key, PMIX_TOPOLOGY2);
+  info[6].value.type = PMIX_TOPO;
+  info[6].value.data.topo = &topo;
   g_server.store(server.get());
-  const pmix_status_t rc = PMIx_server_init(&module, info, 5);
+  const pmix_status_t rc = PMIx_server_init(&module, info, kInfos);
+  info[6].value.type = PMIX_UNDEF;  // not ours to destruct
   for (pmix_info_t& i : info) PMIX_INFO_DESTRUCT(&i);
   if (rc != PMIX_SUCCESS) {
     g_server.store(nullptr);
     return PmixError("PMIx_server_init", rc);
   }
-  GR_LOG(Info, Launch) << "PMIx server up, rendezvous in " << tmpdir;
   return server;
 }
 

@@ -20,6 +20,7 @@
 
 #include "runtime/base/status.h"
 #include "runtime/launcher/job_layout.h"
+#include "runtime/launcher/topology.h"
 
 namespace gpurun::launcher {
 
@@ -36,10 +37,15 @@ class PmixEvents {
 class PmixServer {
  public:
   // PMIx_server_init with rendezvous files in `tmpdir` (PMIX_SERVER_TMPDIR and
-  // PMIX_SYSTEM_TMPDIR), without tool or system support. `io` and `events`
-  // must outlive the server.
-  static StatusOr<std::unique_ptr<PmixServer>> Start(const std::string& tmpdir, boost::asio::io_context& io,
-                                                     PmixEvents& events);
+  // PMIX_SYSTEM_TMPDIR), without tool or system support, using `topology`
+  // (PMIX_TOPOLOGY2) instead of discovering its own, and sharing it with the
+  // ranks (PMIX_SERVER_SHARE_TOPOLOGY: a PMIx client would otherwise discover
+  // it in PMIx_Init, with I/O and GPUs, slowly). Unless PMIX_MCA_gds is
+  // set, it is set to "hash" (also for the ranks, which inherit it): PMIx's
+  // shared-memory store costs tens of ms per job to set up and gains nothing
+  // at this scale. `topology`, `io` and `events` must outlive the server.
+  static StatusOr<std::unique_ptr<PmixServer>> Start(const std::string& tmpdir, const Topology& topology,
+                                                     boost::asio::io_context& io, PmixEvents& events);
   // PMIx_server_finalize.
   ~PmixServer();
   PmixServer(const PmixServer&) = delete;
@@ -48,8 +54,7 @@ class PmixServer {
   // Registers the nspace with the full job info, then every rank of this
   // node as a client. Blocks until PMIx confirms, at most `timeout_s`
   // (TimeoutError otherwise). Call once, before ForkEnv.
-  Status RegisterJob(const std::string& nspace, const JobLayout& layout, const std::string& job_id,
-                     double timeout_s);
+  Status RegisterJob(const std::string& nspace, const JobLayout& layout, const std::string& job_id, double timeout_s);
 
   // The PMIX_* variables ("NAME=value") the rank needs to connect back
   // (PMIx_server_setup_fork).

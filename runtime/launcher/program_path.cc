@@ -8,7 +8,6 @@
 #include <cstring>
 #include <vector>
 
-
 namespace gpurun::launcher {
 namespace {
 

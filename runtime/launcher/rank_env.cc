@@ -33,7 +33,12 @@ std::optional<std::string> EnvBlock::Get(std::string_view name) const {
 std::vector<std::string> EnvBlock::Entries() const {
   std::vector<std::string> out;
   out.reserve(entries_.size());
-  for (const auto& [name, value] : entries_) out.push_back(name + "=" + value);
+  for (const auto& [name, value] : entries_) {
+    std::string entry;
+    entry.reserve(name.size() + 1 + value.size());
+    entry.append(name).append("=").append(value);
+    out.push_back(std::move(entry));
+  }
   return out;
 }
 

@@ -56,8 +56,7 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  if (dup2(launch.stdin_fd, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 ||
-      dup2(err_fd, STDERR_FILENO) < 0) {
+  if (dup2(launch.stdin_fd, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 || dup2(err_fd, STDERR_FILENO) < 0) {
     ChildFail(report_fd, kStageStdio);
   }
   if (!ApplyBinding(launch.binding)) ChildFail(report_fd, kStageBinding);
@@ -102,8 +101,8 @@ Status RankProcess::AwaitExec() {
   exec_status_.reset();
   if (got == 0) return OkStatus();  // closed by exec
   if (got < sizeof(report)) return SystemError("rank " + std::to_string(rank_) + ": lost its start-up report");
-  std::string text = "rank " + std::to_string(rank_) + " (pid " + std::to_string(pid_) + "): " +
-                     StageText(report.stage);
+  std::string text =
+      "rank " + std::to_string(rank_) + " (pid " + std::to_string(pid_) + "): " + StageText(report.stage);
   if (report.stage == kStageExec) text += " " + path_;
   return SystemError(text + ": " + std::strerror(report.err));
 }

@@ -27,20 +27,32 @@ TEST(Binding, CoresWrapAround) {
   EXPECT_EQ(AssignCores(3, 4), (std::vector<int>{0, 1, 2}));
 }
 
-TEST(Binding, NoneNeedsNoTopology) {
-  StatusOr<std::vector<RankBinding>> bindings = PlanBindings(16, BindTo::kNone, Oversubscribe::kDefault);
+TEST(Binding, UnboundByDefault) {
+  StatusOr<Topology> topology = Topology::Load();
+  ASSERT_TRUE(topology.ok()) << topology.status().ToString();
+  StatusOr<std::vector<RankBinding>> bindings = PlanBindings(*topology, 16, BindTo::kNone, Oversubscribe::kDefault);
   ASSERT_TRUE(bindings.ok());
   ASSERT_EQ(bindings->size(), 16u);
   for (const RankBinding& b : *bindings) EXPECT_FALSE(b.bound);
   EXPECT_TRUE(ApplyBinding((*bindings)[0]));
 }
 
-TEST(Binding, CoreBindingOnThisMachine) {
-  StatusOr<std::vector<RankBinding>> bindings = PlanBindings(1, BindTo::kCore, Oversubscribe::kDefault);
-  ASSERT_TRUE(bindings.ok()) << bindings.status().ToString();
-  EXPECT_TRUE((*bindings)[0].bound);
-  EXPECT_EQ((*bindings)[0].description.rfind("core 0 (cpuset 0x", 0), 0u) << (*bindings)[0].description;
-  EXPECT_GT(CPU_COUNT(&(*bindings)[0].cpus), 0);
+TEST(Binding, CoreAndNumaOnThisMachine) {
+  StatusOr<Topology> topology = Topology::Load();
+  ASSERT_TRUE(topology.ok()) << topology.status().ToString();
+  EXPECT_GT(topology->num_cores(), 0);
+  StatusOr<std::vector<RankBinding>> core = PlanBindings(*topology, 1, BindTo::kCore, Oversubscribe::kDefault);
+  ASSERT_TRUE(core.ok()) << core.status().ToString();
+  EXPECT_TRUE((*core)[0].bound);
+  EXPECT_EQ((*core)[0].description.rfind("core 0 (cpuset 0x", 0), 0u) << (*core)[0].description;
+  EXPECT_GT(CPU_COUNT(&(*core)[0].cpus), 0);
+  StatusOr<std::vector<RankBinding>> numa = PlanBindings(*topology, 2, BindTo::kNuma, Oversubscribe::kDefault);
+  ASSERT_TRUE(numa.ok()) << numa.status().ToString();
+  EXPECT_EQ((*numa)[0].description.rfind("NUMA node 0 (cpuset 0x", 0), 0u) << (*numa)[0].description;
+  const int too_many = topology->num_cores() + 1;
+  EXPECT_FALSE(PlanBindings(*topology, too_many, BindTo::kCore, Oversubscribe::kDefault).ok());
+  EXPECT_TRUE(PlanBindings(*topology, too_many, BindTo::kCore, Oversubscribe::kYes).ok());
+  EXPECT_FALSE(PlanBindings(*topology, too_many, BindTo::kNone, Oversubscribe::kNo).ok());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@ namespace {
 
 std::vector<std::string> Hosts(int n) {
   std::vector<std::string> hosts;
+  hosts.reserve(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) hosts.push_back("h" + std::to_string(i));
   return hosts;
 }

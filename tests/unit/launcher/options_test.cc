@@ -15,9 +15,13 @@ void ExpectUsageError(std::vector<std::string> args, std::string_view fragment) 
 }
 
 TEST(Options, RankCountSpellings) {
-  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {"-n", "4", "prog"}, {"-np", "4", "prog"}, {"--np", "4", "prog"}, {"--n", "4", "prog"},
-           {"-n=4", "prog"}, {"--np=4", "prog"}, {"-np=4", "prog"}}) {
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{{"-n", "4", "prog"},
+                                                                             {"-np", "4", "prog"},
+                                                                             {"--np", "4", "prog"},
+                                                                             {"--n", "4", "prog"},
+                                                                             {"-n=4", "prog"},
+                                                                             {"--np=4", "prog"},
+                                                                             {"-np=4", "prog"}}) {
     StatusOr<Options> options = Parse(args);
     ASSERT_TRUE(options.ok()) << args[0] << ": " << options.status().ToString();
     EXPECT_EQ(options->num_ranks, 4) << args[0];
@@ -64,8 +68,8 @@ TEST(Options, ExportForms) {
 }
 
 TEST(Options, FlagsAndValues) {
-  StatusOr<Options> options = Parse({"--tag-output", "--timeout", "500ms", "--bind-to", "CORE", "--report-bindings",
-                                     "--oversubscribe", "prog"});
+  StatusOr<Options> options = Parse(
+      {"--tag-output", "--timeout", "500ms", "--bind-to", "CORE", "--report-bindings", "--oversubscribe", "prog"});
   ASSERT_TRUE(options.ok());
   EXPECT_TRUE(options->tag_output);
   EXPECT_DOUBLE_EQ(*options->timeout_s, 0.5);
@@ -105,9 +109,9 @@ TEST(Options, Errors) {
 
 TEST(Options, HelpDocumentsEveryOptionAndExitCode) {
   const std::string help = HelpText();
-  for (std::string_view needle :
-       {"-np", "-x VAR", "--tag-output", "--timeout", "--bind-to", "--report-bindings", "--oversubscribe",
-        "--no-oversubscribe", "--print-params", "--version", "--help", "124", "128+S", "  2  ", "Default: more ranks"}) {
+  for (std::string_view needle : {"-np", "-x VAR", "--tag-output", "--timeout", "--bind-to", "--report-bindings",
+                                  "--oversubscribe", "--no-oversubscribe", "--print-params", "--version", "--help",
+                                  "124", "128+S", "  2  ", "Default: more ranks"}) {
     EXPECT_NE(help.find(needle), std::string::npos) << needle;
   }
   EXPECT_NE(VersionText().find("gpurun 0."), std::string::npos);
