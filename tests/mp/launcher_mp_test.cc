@@ -16,7 +16,7 @@ const std::string kBin = GPURUN_BIN_DIR;
 const std::string kGpurun = kBin + "/gpurun";
 const std::string kProbe = kBin + "/mp_probe";
 
-RunResult Run(RunOptions o) {
+RunResult RunJob(RunOptions o) {
   RunResult r = RunProcess(o);
   EXPECT_FALSE(r.hit_limit) << "the job ran past the test's limit; stderr:\n" << r.err;
   EXPECT_EQ(LeftoverProcesses(r.marker), std::vector<int>{}) << "processes of the job were left behind";
@@ -26,7 +26,7 @@ RunResult Run(RunOptions o) {
 RunResult Gpurun(std::vector<std::string> args, RunOptions o = {}) {
   o.argv = {kGpurun};
   o.argv.insert(o.argv.end(), args.begin(), args.end());
-  return Run(std::move(o));
+  return RunJob(std::move(o));
 }
 
 class RankCounts : public ::testing::TestWithParam<int> {};
@@ -119,9 +119,10 @@ TEST(Io, ExportAndRankVariables) {
                         "GPURUN_LOCAL_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALRANKID"},
                        o);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const std::string r_ : {"0", "1"}) {
-    for (const std::string kv : {"FOO=bar", "BAZ=qux", "GPURUN_RANK=" + r_, "GPURUN_LOCAL_SIZE=2",
-                                 "OMPI_COMM_WORLD_RANK=" + r_, "OMPI_COMM_WORLD_SIZE=2", "MPI_LOCALRANKID=" + r_}) {
+  for (const std::string& r_ : std::vector<std::string>{"0", "1"}) {
+    for (const std::string& kv :
+         std::vector<std::string>{"FOO=bar", "BAZ=qux", "GPURUN_RANK=" + r_, "GPURUN_LOCAL_SIZE=2",
+                                  "OMPI_COMM_WORLD_RANK=" + r_, "OMPI_COMM_WORLD_SIZE=2", "MPI_LOCALRANKID=" + r_}) {
       EXPECT_NE(r.out.find("rank " + r_ + " " + kv + "\n"), std::string::npos) << kv << " for rank " << r_ << "\n"
                                                                                << r.out;
     }
@@ -162,7 +163,7 @@ TEST(Io, UntaggedOutputKeepsWholeLines) {
 TEST(Singleton, RunsWithoutGpurun) {
   RunOptions o;
   o.argv = {kProbe, "peers"};
-  RunResult r = Run(o);
+  RunResult r = RunJob(o);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "ok rank 0 size 1 local 0/1\n");
 }
@@ -171,7 +172,7 @@ TEST(Params, BadValueFailsInitNamingTheVariable) {
   RunOptions o;
   o.argv = {kProbe, "init"};
   o.env = {{"GPURUN_TIMEOUT", "soon"}};
-  RunResult r = Run(o);
+  RunResult r = RunJob(o);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("grInit: invalid argument: GPURUN_TIMEOUT='soon'"), std::string::npos) << r.out;
 }
