@@ -9,18 +9,12 @@ cd "$(dirname "$0")/.."
 runs=${1:-20}
 [ "$runs" -ge 10 ] || { echo "launch.sh: use at least 10 runs" >&2; exit 2; }
 
-if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
-  echo "launch.sh: installing Open MPI (openmpi-bin, libopenmpi-dev)"
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq openmpi-bin libopenmpi-dev >/dev/null
-fi
+source bench/mpi_setup.sh   # installs Open MPI if missing, sets mpirun_cmd
 [ -x build/bin/gpurun ] && [ -x build/bin/hello ] || ./scripts/setup.sh
 mkdir -p build/bench
 mpicc -O2 -o build/bench/mpi_hello bench/mpi_hello.c
 
-mpirun_cmd=(mpirun -np 2)
-[ "$(id -u)" -eq 0 ] && mpirun_cmd+=(--allow-run-as-root)
+mpirun_cmd+=(-np 2)
 gpurun_cmd=(build/bin/gpurun -n 2 build/bin/hello)
 
 # Seconds one run of "$@" takes (its output discarded; a failure aborts the benchmark).

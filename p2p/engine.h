@@ -2,26 +2,42 @@
 // routes each peer to one wire (GPURUN_P2P_TRANSPORT), and does MPI matching:
 // posted-receive and unexpected-message queues per communicator context,
 // wildcards, non-overtaking order per (source, tag, context), truncation
-// reported in the status, never a memory overwrite.
+// reported in the status, never a memory overwrite. Messages to this rank
+// itself are looped back by the engine (LoopbackWire).
 //
-// Blocking calls (Wait, WaitAny, Probe) poll the wires, spin for
+// Blocking calls (Wait, WaitAll, WaitAny, Probe) poll the wires, spin for
 // GPURUN_PROGRESS_SPIN polls, then yield and back off up to
 // GPURUN_PROGRESS_MAX_SLEEP, so oversubscribed jobs still move. Each fails
 // with grTimeout after GPURUN_TIMEOUT naming what it waited for, and with
 // grRemoteError naming the peer when the peer died or aborted.
 //
+// Peer failure, from a wire's OnPeerFailed or from the engine's own
+// PeerMonitor (same-host peers, see peer_monitor.h): pending receives from
+// that rank, pending GR_ANY_SOURCE receives on contexts that include it,
+// pending sends to it, and receives whose matched payload it was still
+// delivering, complete with its error; so do later sends to it, receives from
+// it that no already-arrived message satisfies, and GR_ANY_SOURCE receives and
+// probes on contexts that include it.
+//
 // Thread safety: every public method may be called from any thread; the engine
-// serialises them with one lock (MPI_THREAD_SERIALIZED-like behaviour).
+// serialises them with one (recursive) lock, released between the polls of a
+// blocking call. Wires call the WireSink methods from inside Send, Progress
+// and Fetch, that is with the lock held.
 #ifndef GPURUN_P2P_ENGINE_H_
 #define GPURUN_P2P_ENGINE_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "gpurun/gpurun.h"
+#include "p2p/match_queue.h"
 #include "p2p/wire.h"
 #include "runtime/base/status.h"
 #include "runtime/bootstrap/bootstrap.h"
@@ -29,7 +45,8 @@
 
 namespace gpurun::p2p {
 
-class Request;  // an outstanding send or receive, owned by the engine
+class Request;  // an outstanding send or receive, owned by the engine (request.h)
+class PeerMonitor;
 
 struct SendArgs {
   uint32_t context = 0;  // the communicator's matching context
@@ -39,6 +56,7 @@ struct SendArgs {
   int tag = 0;           // 0..kMaxTag
   const void* data = nullptr;
   size_t bytes = 0;
+  const char* what = "send";  // the operation's name in error messages ("grIsend")
 };
 
 struct RecvArgs {
@@ -49,41 +67,66 @@ struct RecvArgs {
   void* data = nullptr;
   size_t capacity = 0;   // bytes available at data
   size_t type_size = 1;  // for grStatus_t::count
+  const char* what = "receive";
 };
 
 class Engine : public WireSink {
  public:
   // Collective over the job: creates and connects the wires that
-  // GPURUN_P2P_TRANSPORT and the peer table call for.
+  // GPURUN_P2P_TRANSPORT and the peer table call for (transport_plan.h), and
+  // watches same-host peers (peer_monitor.h). Logs each peer's wire at INFO/P2P.
   static StatusOr<std::unique_ptr<Engine>> Create(Bootstrap& bootstrap, const std::vector<PeerInfo>& peers);
   // For tests: given wires, and for each world rank the index of the wire that
   // reaches it (-1 for this rank itself, whose messages the engine loops back).
+  // With `peers` (indexed by world rank) the engine also watches same-host peers.
   static std::unique_ptr<Engine> CreateForTest(int world_rank, std::vector<std::unique_ptr<Wire>> wires,
-                                               std::vector<int> wire_of_peer);
+                                               std::vector<int> wire_of_peer, const std::vector<PeerInfo>& peers = {});
 
+  // Shuts the wires down: unmatched messages are dropped, pending operations
+  // complete with an error; requests never waited for are freed.
   ~Engine() override;
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
 
   // Declares a communicator context and its members (world ranks, indexed by
-  // communicator rank) so that a member's death fails receives on it.
+  // communicator rank) so that a member's death fails receives on it. Messages
+  // that arrived for it before this call are kept and match as usual.
   Status AddContext(uint32_t context, std::vector<int> world_ranks);
-  // Forgets a context; InvalidUsage while requests are pending on it.
+  // Forgets a context (and drops its unmatched messages); InvalidUsage while
+  // requests on it have not been completed by Wait/Test.
   Status RemoveContext(uint32_t context);
 
+  // Start an operation; the returned request is owned by the engine until
+  // Wait/Test/WaitAny/WaitAll frees it. Operation failures (a dead peer) are
+  // reported by the request; an error return means no request was made.
   StatusOr<Request*> Isend(const SendArgs& args);
   StatusOr<Request*> Irecv(const RecvArgs& args);
 
+  // Whether `request` is a request of this engine not yet freed.
+  bool IsLive(const Request* request) const;
+
   // Waits, fills *status (may be null), frees the request. Returns the
-  // operation's error.
+  // operation's error. On timeout the request is cancelled, freed and its
+  // status says grTimeout. A send's status is EmptyStatus(error).
   Status Wait(Request* request, grStatus_t* status);
   // Never blocks; when done, as Wait and *done = true.
   Status Test(Request* request, bool* done, grStatus_t* status);
-  // Waits for one of `requests` (nulls are skipped): returns its index after
-  // freeing it and setting requests[index] = nullptr; -1 if all are null.
-  StatusOr<int> WaitAny(std::span<Request*> requests, grStatus_t* status);
-  // Probe (blocking) / Iprobe: fills *status of the first matching message.
-  Status Probe(uint32_t context, int source, int tag, bool block, bool* found, grStatus_t* status);
+  // Waits for one of `requests` (nulls are skipped): sets *index to its
+  // position, frees it, sets requests[*index] = nullptr, fills *status and
+  // returns the operation's error; *index = -1 (and an empty status) if all
+  // are null. A timeout cancels, frees and nulls every listed request, leaves
+  // *index = -1 and returns grTimeout.
+  Status WaitAny(std::span<Request*> requests, int* index, grStatus_t* status);
+  // Waits for every request (nulls get EmptyStatus), frees them all and sets
+  // them to null, fills statuses[i] (statuses may be null); returns the first
+  // error in array order. One GPURUN_TIMEOUT bounds the whole call.
+  Status WaitAll(std::span<Request*> requests, grStatus_t* statuses);
+  // Probe (blocking) / Iprobe: fills *status of the first matching message
+  // (bytes and count in bytes). `what` names the call in error messages.
+  Status Probe(uint32_t context, int source, int tag, bool block, bool* found, grStatus_t* status,
+               const char* what = "probe");
 
-  // Cancels every pending request (grFinalize): each completes with an error;
+  // Cancels every pending request (grFinalize): each completes with `why`;
   // returns how many there were.
   int CancelAll(const Status& why);
 
@@ -94,6 +137,50 @@ class Engine : public WireSink {
   void OnEager(int world_source, const MatchHeader& header, std::span<const std::byte> payload) override;
   void OnPending(int world_source, const MatchHeader& header, std::unique_ptr<PendingPayload> payload) override;
   void OnPeerFailed(int world_peer, const Status& why) override;
+
+ private:
+  // Matching state of one context. `declared` is false for a context that so
+  // far only received messages (its communicator is not created here yet).
+  struct ContextState {
+    bool declared = false;
+    std::vector<int> members;  // world ranks by communicator rank
+    MatchQueue queue;
+  };
+
+  Engine(int world_rank, std::vector<std::unique_ptr<Wire>> wires, std::vector<int> wire_of_peer,
+         std::unique_ptr<PeerMonitor> monitor);
+
+  // engine.cc
+  Request* NewRequest();
+  void Release(Request* request);
+  void ReapLocked();
+  Wire* WireOf(int world_peer) const;
+  Status CheckSend(const SendArgs& args) const;
+  Status CheckRecv(const RecvArgs& args) const;
+  // engine_match.cc
+  void Consume(Request* request, Unexpected message);
+  void StartFetch(Request* request, const MatchHeader& header, std::unique_ptr<PendingPayload> payload);
+  void OnSendDone(Request* request, const Status& result);
+  // engine_fail.cc
+  void FailPeerLocked(int world_peer, const Status& why);
+  Status DeadSourceError(const ContextState& context, int source, int source_world) const;
+  bool FailsWith(const Request& request, int world_peer) const;
+  // engine_wait.cc
+  StatusOr<int> ProgressLocked();
+  Status PollUntil(const std::function<bool()>& done, const std::function<std::string()>& what);
+  void Finish(Request* request, grStatus_t* status);
+  void CancelLocked(Request* request, const Status& why);
+
+  mutable std::recursive_mutex mu_;
+  const int world_rank_;
+  std::vector<std::unique_ptr<Wire>> wires_;
+  std::unique_ptr<Wire> loopback_;
+  std::vector<int> wire_of_peer_;  // index in wires_, -1 for self
+  std::unique_ptr<PeerMonitor> monitor_;
+  std::unordered_map<uint32_t, ContextState> contexts_;
+  std::unordered_map<const Request*, std::unique_ptr<Request>> requests_;
+  std::vector<Request*> reap_;              // released, wire no longer busy: delete at the next chance
+  std::unordered_map<int, Status> failed_;  // world rank → why it failed
 };
 
 }  // namespace gpurun::p2p

@@ -65,7 +65,8 @@ class Wire {
   virtual bool Reaches(int world_peer) const = 0;
   // Starts sending `header.bytes` bytes from `data` to `world_peer`. `done`
   // runs when `data` may be reused (possibly before the receiver has it).
-  // Messages to one peer arrive in the order Send was called.
+  // Messages to one peer arrive in the order Send was called. If Send returns
+  // an error, `done` is never called (the engine then owns the request alone).
   virtual Status Send(int world_peer, const MatchHeader& header, const void* data, Completion done) = 0;
   // Moves pending traffic in both directions and delivers arrivals to the
   // sink. Returns the number of events handled (0 when idle).

@@ -1,8 +1,9 @@
-// C API: communicator queries (gpurun.h).
+// C API: communicator queries, split, dup and free (gpurun.h).
 #include <algorithm>
 #include <cstring>
 
 #include "gpurun/gpurun.h"
+#include "runtime/comm_split.h"
 #include "runtime/global_context.h"
 #include "runtime/last_error.h"
 
@@ -47,5 +48,35 @@ extern "C" grResult_t grCommPeerInfo(grComm_t comm, int rank, grPeerInfo_t* info
   const size_t n = std::min(p.host.size(), sizeof(out.host) - 1);
   std::memcpy(out.host, p.host.data(), n);
   *info = out;
+  return ToResult(gpurun::OkStatus());
+}
+
+extern "C" grResult_t grCommSplit(grComm_t comm, int color, int key, grComm_t* newcomm) {
+  auto c = gpurun::CheckComm(comm);
+  if (!c.ok()) return ToResult(c.status().WithContext("grCommSplit"));
+  if (newcomm == nullptr) return ToResult(gpurun::InvalidArgument("grCommSplit: newcomm is null"));
+  auto made = gpurun::SplitComm(*(*c)->context, **c, color, key);
+  if (!made.ok()) return ToResult(made.status().WithContext("grCommSplit"));
+  *newcomm = *made;
+  return ToResult(gpurun::OkStatus());
+}
+
+extern "C" grResult_t grCommDup(grComm_t comm, grComm_t* newcomm) {
+  auto c = gpurun::CheckComm(comm);
+  if (!c.ok()) return ToResult(c.status().WithContext("grCommDup"));
+  if (newcomm == nullptr) return ToResult(gpurun::InvalidArgument("grCommDup: newcomm is null"));
+  auto made = gpurun::DupComm(*(*c)->context, **c);
+  if (!made.ok()) return ToResult(made.status().WithContext("grCommDup"));
+  *newcomm = *made;
+  return ToResult(gpurun::OkStatus());
+}
+
+extern "C" grResult_t grCommFree(grComm_t* comm) {
+  if (comm == nullptr) return ToResult(gpurun::InvalidArgument("grCommFree: comm is null"));
+  auto c = gpurun::CheckComm(*comm);
+  if (!c.ok()) return ToResult(c.status().WithContext("grCommFree"));
+  gpurun::Status freed = (*c)->context->FreeComm(*c);
+  if (!freed.ok()) return ToResult(freed.WithContext("grCommFree"));
+  *comm = GR_COMM_NULL;
   return ToResult(gpurun::OkStatus());
 }

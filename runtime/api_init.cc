@@ -29,7 +29,7 @@ extern "C" grResult_t grAbort(grComm_t comm, int code) {
     GR_LOG(Warn, Init) << "grAbort(" << code << ") before grInit: exiting this process only";
     _exit(code);
   }
-  const int rank = comm != nullptr && comm->context == ctx ? comm->rank : ctx->world()->rank;
+  const int rank = comm != nullptr && ctx->IsLive(comm) ? comm->rank : ctx->world()->rank;
   const std::string message = "rank " + std::to_string(rank) + " called grAbort with code " + std::to_string(code);
   GR_LOG(Warn, Init) << message;
   gpurun::Status status = ctx->bootstrap().Abort(code, message);

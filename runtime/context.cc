@@ -1,4 +1,4 @@
-// Context creation and teardown (see context.h).
+// Context creation and teardown, and the communicator registry (see context.h).
 #include "runtime/context.h"
 
 #include <chrono>
@@ -19,7 +19,8 @@ StatusOr<std::unique_ptr<Context>> Context::Create() {
   return CreateWith(std::move(bootstrap));
 }
 
-StatusOr<std::unique_ptr<Context>> Context::CreateWith(std::unique_ptr<Bootstrap> bootstrap) {
+StatusOr<std::unique_ptr<Context>> Context::CreateWith(std::unique_ptr<Bootstrap> bootstrap,
+                                                       const EngineFactory& make_engine) {
   const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<Context> ctx(new Context(std::move(bootstrap)));
   const RankIdentity& id = ctx->bootstrap_->identity();
@@ -30,18 +31,97 @@ StatusOr<std::unique_ptr<Context>> Context::CreateWith(std::unique_ptr<Bootstrap
   ctx->world_.size = id.size;
   ctx->world_.world_ranks.resize(id.size);
   std::iota(ctx->world_.world_ranks.begin(), ctx->world_.world_ranks.end(), 0);
+  ctx->world_.context_id = 0;
+  ctx->world_.internal_context_id = 1;
+  ctx->world_.is_world = true;
   const auto us =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
   GR_LOG(Info, Init) << "rank " << id.rank << " of " << id.size << " (local " << id.local_rank << " of "
                      << id.local_size << ", node " << id.node_id << " of " << id.num_nodes << ", job " << id.job_id
                      << ") through the " << ctx->bootstrap_->name() << " bootstrap; peer exchange " << us << " us";
+  GR_RETURN_IF_ERROR(ctx->CreateEngine(make_engine));
   return ctx;
 }
 
+Status Context::CreateEngine(const EngineFactory& make_engine) {
+  StatusOr<std::unique_ptr<p2p::Engine>> engine =
+      make_engine ? make_engine(*bootstrap_, peers_) : p2p::Engine::Create(*bootstrap_, peers_);
+  if (!engine.ok()) return engine.status().WithContext("point-to-point setup");
+  engine_ = std::move(engine).value();
+  GR_RETURN_IF_ERROR(engine_->AddContext(world_.context_id, world_.world_ranks));
+  return engine_->AddContext(world_.internal_context_id, world_.world_ranks);
+}
+
+Context::~Context() {
+  std::lock_guard<std::mutex> lock(comms_mu_);
+  comms_.clear();
+}
+
 Status Context::Finalize() {
-  GR_RETURN_IF_ERROR(bootstrap_->Finalize().WithContext("grFinalize"));
+  Status status;
+  if (engine_) {
+    const int cancelled = engine_->CancelAll(InvalidUsage("cancelled by grFinalize"));
+    if (cancelled > 0) {
+      GR_LOG(Warn, P2p) << "grFinalize: cancelled " << cancelled
+                        << " pending point-to-point request(s) that no grWait/grTest completed";
+    }
+    // No rank tears its wires down while a peer may still be using them.
+    status = bootstrap_->Barrier().WithContext("grFinalize");
+    engine_.reset();
+  }
+  {
+    std::lock_guard<std::mutex> lock(comms_mu_);
+    comms_.clear();
+  }
+  const Status left = bootstrap_->Finalize().WithContext("grFinalize");
+  if (status.ok()) status = left;
+  GR_RETURN_IF_ERROR(status);
   GR_LOG(Info, Init) << "finalized";
   return OkStatus();
+}
+
+bool Context::IsLive(const grComm* comm) const {
+  if (comm == &world_) return true;
+  std::lock_guard<std::mutex> lock(comms_mu_);
+  return comms_.contains(comm);
+}
+
+StatusOr<grComm*> Context::AdoptComm(std::unique_ptr<grComm> comm) {
+  GR_RETURN_IF_ERROR(engine_->AddContext(comm->context_id, comm->world_ranks));
+  if (Status added = engine_->AddContext(comm->internal_context_id, comm->world_ranks); !added.ok()) {
+    (void)engine_->RemoveContext(comm->context_id);
+    return added;
+  }
+  GR_LOG(Info, P2p) << "new communicator: rank " << comm->rank << " of " << comm->size << ", contexts "
+                    << comm->context_id << " and " << comm->internal_context_id;
+  grComm* raw = comm.get();
+  std::lock_guard<std::mutex> lock(comms_mu_);
+  comms_.emplace(raw, std::move(comm));
+  return raw;
+}
+
+Status Context::FreeComm(grComm* comm) {
+  if (comm == &world_) return InvalidUsage("the world communicator cannot be freed");
+  std::lock_guard<std::mutex> lock(comms_mu_);
+  auto it = comms_.find(comm);
+  if (it == comms_.end()) return InvalidArgument("not a live communicator (freed already, or never created)");
+  GR_RETURN_IF_ERROR(engine_->RemoveContext(comm->context_id));
+  if (Status removed = engine_->RemoveContext(comm->internal_context_id); !removed.ok()) {
+    (void)engine_->AddContext(comm->context_id, comm->world_ranks);
+    return removed;
+  }
+  comms_.erase(it);
+  return OkStatus();
+}
+
+uint32_t Context::next_context_id() const {
+  std::lock_guard<std::mutex> lock(comms_mu_);
+  return next_context_id_;
+}
+
+void Context::set_next_context_id(uint32_t id) {
+  std::lock_guard<std::mutex> lock(comms_mu_);
+  next_context_id_ = id;
 }
 
 }  // namespace gpurun

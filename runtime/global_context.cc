@@ -38,8 +38,11 @@ Status FinalizeGlobalContext() {
 StatusOr<grComm*> CheckComm(grComm_t comm) {
   Context* ctx = CurrentContext();
   if (ctx == nullptr) return InvalidUsage("gpurun is not initialized (call grInit first)");
-  if (comm == nullptr) return InvalidArgument("communicator is null");
-  if (comm->context != ctx) return InvalidArgument("communicator does not belong to this gpurun instance");
+  if (comm == nullptr) return InvalidArgument("communicator is GR_COMM_NULL");
+  // IsLive compares pointers only, so a freed (dangling) handle is caught here.
+  if (!ctx->IsLive(comm)) {
+    return InvalidArgument("communicator is not live (freed already, or not made by this gpurun instance)");
+  }
   return comm;
 }
 

@@ -3,16 +3,19 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <set>
 
+#include "runtime/base/param_table.h"
+
 namespace gpurun {
 namespace {
 
 // Fixed little header of int32 fields, then the host name bytes.
-constexpr size_t kIntFields = 5;
+constexpr size_t kIntFields = 6;
 
 void PutInt(std::vector<std::byte>& out, int32_t v) {
   const auto* p = reinterpret_cast<const std::byte*>(&v);
@@ -47,12 +50,32 @@ Status CheckLocalRanks(const std::vector<PeerInfo>& peers) {
 }  // namespace
 
 PeerInfo LocalPeerInfo(const RankIdentity& id) {
-  return PeerInfo{id.rank, id.local_rank, id.local_size, id.node_id, static_cast<int>(getpid()), id.host};
+  PeerInfo info{id.rank, id.local_rank, id.local_size, id.node_id, static_cast<int>(getpid()), id.host, false};
+  const std::string& host_id = params::kHostId.Get();
+  if (!host_id.empty()) {
+    info.host = host_id;
+    info.host_overridden = true;
+  }
+  return info;
+}
+
+void RegroupByHost(std::vector<PeerInfo>& peers) {
+  std::map<std::string, int> node_of_host;  // host → node id, in order of first rank
+  std::map<std::string, int> count;
+  for (PeerInfo& p : peers) {
+    auto [it, inserted] = node_of_host.emplace(p.host, static_cast<int>(node_of_host.size()));
+    p.node_id = it->second;
+    p.local_rank = count[p.host]++;
+  }
+  for (PeerInfo& p : peers) p.local_size = count[p.host];
 }
 
 std::vector<std::byte> EncodePeerInfo(const PeerInfo& info) {
   std::vector<std::byte> out;
-  for (int32_t v : {info.rank, info.local_rank, info.local_size, info.node_id, info.pid}) PutInt(out, v);
+  for (int32_t v : {info.rank, info.local_rank, info.local_size, info.node_id, info.pid,
+                    static_cast<int32_t>(info.host_overridden)}) {
+    PutInt(out, v);
+  }
   const auto* h = reinterpret_cast<const std::byte*>(info.host.data());
   out.insert(out.end(), h, h + info.host.size());
   return out;
@@ -62,7 +85,8 @@ StatusOr<PeerInfo> DecodePeerInfo(std::span<const std::byte> blob) {
   if (blob.size() < kIntFields * sizeof(int32_t)) {
     return InternalError("peer info of " + std::to_string(blob.size()) + " bytes is too short");
   }
-  PeerInfo info{GetInt(blob, 0), GetInt(blob, 1), GetInt(blob, 2), GetInt(blob, 3), GetInt(blob, 4), ""};
+  PeerInfo info{GetInt(blob, 0),     GetInt(blob, 1), GetInt(blob, 2), GetInt(blob, 3), GetInt(blob, 4), "",
+                GetInt(blob, 5) != 0};
   const auto host = blob.subspan(kIntFields * sizeof(int32_t));
   info.host.assign(reinterpret_cast<const char*>(host.data()), host.size());
   return info;
@@ -84,6 +108,9 @@ StatusOr<std::vector<PeerInfo>> ExchangePeerInfo(Bootstrap& bootstrap) {
     }
     peers.push_back(std::move(p));
   }
+  const bool any_override =
+      std::any_of(peers.begin(), peers.end(), [](const PeerInfo& p) { return p.host_overridden; });
+  if (any_override) RegroupByHost(peers);
   GR_RETURN_IF_ERROR(CheckLocalRanks(peers));
   return peers;
 }

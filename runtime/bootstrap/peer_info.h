@@ -22,9 +22,12 @@ struct PeerInfo {
   int node_id = 0;
   int pid = 0;
   std::string host;
+  // The host came from GPURUN_HOST_ID (a virtual node), not from the launcher.
+  bool host_overridden = false;
 };
 
-// This process's entry, from the bootstrap identity.
+// This process's entry, from the bootstrap identity; GPURUN_HOST_ID, when set,
+// replaces the host.
 PeerInfo LocalPeerInfo(const RankIdentity& id);
 
 std::vector<std::byte> EncodePeerInfo(const PeerInfo& info);
@@ -32,7 +35,13 @@ StatusOr<PeerInfo> DecodePeerInfo(std::span<const std::byte> blob);
 
 // All-gathers every rank's PeerInfo and checks the table is consistent
 // (entry r claims rank r; local ranks of each node are 0..local_size-1).
+// When any rank overrode its host, nodes are regrouped by host identity
+// (RegroupByHost), so one machine can act as several nodes.
 StatusOr<std::vector<PeerInfo>> ExchangePeerInfo(Bootstrap& bootstrap);
+
+// Recomputes node_id (nodes numbered by their lowest rank), local_rank (rank
+// order within the node) and local_size from the host strings.
+void RegroupByHost(std::vector<PeerInfo>& peers);
 
 }  // namespace gpurun
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "p2p/shm/shm_names.h"
 #include "runtime/base/log.h"
 #include "runtime/launcher/user_message.h"
 
@@ -75,6 +76,10 @@ int Job::Run() {
   FlushReport();
   stdin_forwarder_.reset();
   KillProcessGroups(SIGKILL);  // anything a rank left behind in its process group
+  // Shared-memory segments a rank died before unlinking (the wire unlinks them at start-up).
+  if (const int removed = p2p::RemoveShmSegments(nspace()); removed > 0) {
+    GR_LOG(Info, Launch) << "removed " << removed << " shared-memory segments left by job " << nspace();
+  }
   GR_LOG(Trace, Launch) << "finalizing the PMIx server at " << ElapsedMs() << " ms";
   pmix_.reset();
   tmpdir_.reset();
@@ -134,9 +139,12 @@ void Job::OnRankExit(int rank, int wait_status) {
   --running_;
   GR_LOG(Info, Launch) << Describe(rank) << " " << DescribeWaitStatus(wait_status) << " at " << ElapsedMs() << " ms";
   if (outcome_.OnRankExit(wait_status)) {
-    ReportAfterOutput(rank, Describe(rank) + " " + DescribeWaitStatus(wait_status) +
-                                (running_ > 0 ? "; terminating the other ranks" : ""));
-    StartTeardown(SIGTERM);
+    const bool cleanup = config_.options.auto_cleanup;
+    const char* rest = running_ == 0 ? ""
+                       : cleanup     ? "; terminating the other ranks"
+                                     : "; the other ranks run on (--disable-auto-cleanup)";
+    ReportAfterOutput(rank, Describe(rank) + " " + DescribeWaitStatus(wait_status) + rest);
+    if (cleanup) StartTeardown(SIGTERM);
   }
   if (rank == 0) stdin_forwarder_.reset();
   if (running_ == 0) OnAllRanksEnded();

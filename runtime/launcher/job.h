@@ -95,7 +95,9 @@ class Job : public PmixEvents {
   void ReportAfterOutput(int rank, std::string message);
   void FlushReport();
   std::string Describe(int rank) const;  // "rank 1 (pid 4242 on host)"
-  double ElapsedMs() const;              // since the job object was made, for the logs
+  // The PMIx namespace, which the ranks also see as their job id.
+  std::string nspace() const { return "gpurun-" + job_id_; }
+  double ElapsedMs() const;  // since the job object was made, for the logs
 
   JobConfig config_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
@@ -109,10 +111,11 @@ class Job : public PmixEvents {
   boost::asio::steady_timer report_timer_;
   OutputSink stdout_sink_;
   OutputSink stderr_sink_;
-  std::optional<JobLayout> layout_;
-  std::optional<Topology> topology_;  // outlives pmix_ (it uses it)
-  std::optional<TempDir> tmpdir_;     // outlives pmix_ (its files are inside)
-  std::unique_ptr<PmixServer> pmix_;  // destroyed before io_ (it posts into it)
+  std::optional<JobLayout> layout_;          // the real node, as PMIx sees it
+  std::optional<JobLayout> virtual_layout_;  // --nodes K > 1: the virtual nodes
+  std::optional<Topology> topology_;         // outlives pmix_ (it uses it)
+  std::optional<TempDir> tmpdir_;            // outlives pmix_ (its files are inside)
+  std::unique_ptr<PmixServer> pmix_;         // destroyed before io_ (it posts into it)
   std::vector<Rank> ranks_;
   std::vector<std::unique_ptr<StreamForwarder>> streams_;
   std::unique_ptr<StdinForwarder> stdin_forwarder_;

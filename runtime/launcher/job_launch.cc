@@ -34,6 +34,14 @@ Status Job::Launch() {
   const int n = config_.options.num_ranks;
   GR_ASSIGN_OR_RETURN(JobLayout layout, JobLayout::Block(n, {hostname_}));
   layout_.emplace(std::move(layout));
+  std::vector<std::string> virtual_hosts;
+  for (int k = 0; k < config_.options.num_nodes && config_.options.num_nodes > 1; ++k) {
+    virtual_hosts.push_back(hostname_ + "-vnode" + std::to_string(k));
+  }
+  if (!virtual_hosts.empty()) {
+    GR_ASSIGN_OR_RETURN(JobLayout virtual_layout, JobLayout::Block(n, virtual_hosts));
+    virtual_layout_.emplace(std::move(virtual_layout));
+  }
   GR_ASSIGN_OR_RETURN(Topology topology, Topology::Load());
   topology_.emplace(std::move(topology));
   GR_ASSIGN_OR_RETURN(std::vector<RankBinding> bindings,
@@ -42,7 +50,7 @@ Status Job::Launch() {
   tmpdir_.emplace(std::move(dir));
   GR_ASSIGN_OR_RETURN(pmix_, PmixServer::Start(tmpdir_->path(), *topology_, io_, *this));
   GR_LOG(Info, Launch) << "PMIx server up at " << ElapsedMs() << " ms, rendezvous in " << tmpdir_->path();
-  GR_RETURN_IF_ERROR(pmix_->RegisterJob("gpurun-" + job_id_, *layout_, job_id_, config_.setup_timeout_s));
+  GR_RETURN_IF_ERROR(pmix_->RegisterJob(nspace(), *layout_, job_id_, config_.setup_timeout_s));
   GR_LOG(Info, Launch) << "job registered at " << ElapsedMs() << " ms";
   UniqueFd rank0_stdin;
   GR_RETURN_IF_ERROR(SetUpStdin(rank0_stdin));
@@ -79,10 +87,12 @@ Status Job::StartRanks(const std::vector<RankBinding>& bindings, int rank0_stdin
   for (const auto& [name, value] : config_.exports) base.Set(name, value);
   std::vector<RankProcess> started;
   for (int r = 0; r < layout_->num_ranks(); ++r) {
-    const RankPlace& place = layout_->rank(r);
+    // PMIx sees the one real node; the rank's identity follows its virtual node, if any.
+    const RankPlace& place = virtual_layout_ ? virtual_layout_->rank(r) : layout_->rank(r);
     EnvBlock env = base;
     GR_ASSIGN_OR_RETURN(std::vector<std::string> pmix_vars, pmix_->ForkEnv(r));
     for (const std::string& var : pmix_vars) env.SetEntry(var);
+    if (virtual_layout_) env.Set("GPURUN_HOST_ID", virtual_layout_->hostname_of(r));
     SetRankIdentity({r, layout_->num_ranks(), place.local_rank, place.local_size, job_id_}, env);
     RankLaunch launch{r,
                       config_.program_path,

@@ -14,6 +14,8 @@ namespace {
 
 enum class Kind {
   kRanks,
+  kNodes,
+  kDisableAutoCleanup,
   kExport,
   kTagOutput,
   kTimeout,
@@ -35,6 +37,8 @@ struct OptionSpec {
 constexpr OptionSpec kSpecs[] = {
     {"n", Kind::kRanks, true},
     {"np", Kind::kRanks, true},
+    {"nodes", Kind::kNodes, true},
+    {"disable-auto-cleanup", Kind::kDisableAutoCleanup, false},
     {"x", Kind::kExport, true},
     {"tag-output", Kind::kTagOutput, false},
     {"l", Kind::kTagOutput, false},
@@ -90,6 +94,13 @@ Status ApplyValue(Kind kind, const std::string& value, Options& options) {
   switch (kind) {
     case Kind::kRanks: return ParseRanks(value, options);
     case Kind::kExport: return ParseExport(value, options);
+    case Kind::kNodes: {
+      StatusOr<int64_t> k = ParseInt(value);
+      if (!k.ok()) return InvalidUsage(k.status().message());
+      if (*k < 1 || *k > kMaxRanks) return InvalidUsage("the number of nodes must be at least 1, not " + value);
+      options.num_nodes = static_cast<int>(*k);
+      return OkStatus();
+    }
     case Kind::kTimeout: {
       StatusOr<double> seconds = ParseDuration(value);
       if (!seconds.ok()) return InvalidUsage(seconds.status().message());
@@ -110,6 +121,7 @@ Status ApplyValue(Kind kind, const std::string& value, Options& options) {
 void ApplyFlag(Kind kind, Options& options) {
   switch (kind) {
     case Kind::kTagOutput: options.tag_output = true; break;
+    case Kind::kDisableAutoCleanup: options.auto_cleanup = false; break;
     case Kind::kOversubscribe: options.oversubscribe = Oversubscribe::kYes; break;
     case Kind::kNoOversubscribe: options.oversubscribe = Oversubscribe::kNo; break;
     case Kind::kReportBindings: options.report_bindings = true; break;
@@ -163,6 +175,10 @@ StatusOr<Options> ParseOptions(std::span<const std::string> args) {
     GR_RETURN_IF_ERROR(ParseOne(args, i, options));
   }
   options.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  if (options.num_nodes > options.num_ranks) {
+    return InvalidUsage("--nodes " + std::to_string(options.num_nodes) + " needs at least that many ranks (-n " +
+                        std::to_string(options.num_ranks) + ")");
+  }
   const bool needs_program = !options.help && !options.version && !options.print_params;
   if (needs_program && options.command.empty()) {
     return InvalidUsage("no program given (usage: gpurun [options] program [args...]; see gpurun --help)");
@@ -178,6 +194,16 @@ PMIx server, and forwards their output, input and signals.
 
 Options (each may be written with one or two dashes; values as "-n 4" or "-n=4"):
   -n, -np N            Number of ranks (default 1, at most 4096).
+  --nodes K            Spread the ranks in blocks over K virtual nodes of this
+                       machine (GPURUN_HOST_ID=<host>-vnode<k> in each rank):
+                       ranks on different virtual nodes talk over the
+                       inter-node wire (UCX), so multi-node paths run here.
+                       GPURUN_LOCAL_RANK/LOCAL_SIZE follow the virtual nodes.
+  --disable-auto-cleanup
+                       When a rank fails, let the others run on (their pending
+                       operations with it fail with an error naming it)
+                       instead of killing them; the exit status is still the
+                       first failure's. grAbort still ends the whole job.
   -x VAR               Export VAR with gpurun's value to every rank.
   -x VAR=value         Set VAR=value in every rank (also seen by --print-params).
   -l, --tag-output     Prefix every output line with "[rank] ". Without it lines
@@ -205,7 +231,7 @@ OMPI_COMM_WORLD_RANK/SIZE/LOCAL_RANK/LOCAL_SIZE and MPI_LOCALRANKID.
 stdin goes to rank 0; the other ranks read /dev/null.
 
 When a rank fails (non-zero exit, killed by a signal, or abort), the other
-ranks get SIGTERM, then SIGKILL after GPURUN_KILL_GRACE (default 1 s).
+ranks (unless --disable-auto-cleanup) get SIGTERM, then SIGKILL after GPURUN_KILL_GRACE (default 1 s).
 SIGINT, SIGTERM and SIGHUP are forwarded to every rank and end the job;
 SIGUSR1 and SIGUSR2 are forwarded only.
 

@@ -32,6 +32,8 @@ struct ExportVar {
 
 struct Options {
   int num_ranks = 1;
+  int num_nodes = 1;         // --nodes K: virtual nodes on this machine
+  bool auto_cleanup = true;  // false: --disable-auto-cleanup
   std::vector<ExportVar> exports;
   bool tag_output = false;
   std::optional<double> timeout_s;  // --timeout; nullopt: no job timeout

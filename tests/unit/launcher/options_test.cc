@@ -117,5 +117,19 @@ TEST(Options, HelpDocumentsEveryOptionAndExitCode) {
   EXPECT_NE(VersionText().find("gpurun 0."), std::string::npos);
 }
 
+TEST(Options, VirtualNodesAndAutoCleanup) {
+  StatusOr<Options> options = Parse({"-n", "6", "--nodes", "3", "--disable-auto-cleanup", "prog"});
+  ASSERT_TRUE(options.ok()) << options.status().ToString();
+  EXPECT_EQ(options->num_nodes, 3);
+  EXPECT_FALSE(options->auto_cleanup);
+  options = Parse({"prog"});
+  ASSERT_TRUE(options.ok());
+  EXPECT_EQ(options->num_nodes, 1);
+  EXPECT_TRUE(options->auto_cleanup);
+  ExpectUsageError({"-n", "2", "--nodes", "3", "prog"}, "--nodes 3 needs at least that many ranks");
+  ExpectUsageError({"-n", "2", "--nodes", "0", "prog"}, "number of nodes");
+  ExpectUsageError({"--disable-auto-cleanup=1", "prog"}, "takes no value");
+}
+
 }  // namespace
 }  // namespace gpurun::launcher

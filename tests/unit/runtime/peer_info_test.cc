@@ -27,3 +27,31 @@ TEST(PeerInfo, EmptyHostAndShortBlob) {
 
 }  // namespace
 }  // namespace gpurun
+
+namespace gpurun {
+namespace {
+
+TEST(PeerInfo, RegroupByHostNumbersNodesByLowestRank) {
+  std::vector<PeerInfo> peers;
+  for (const char* host : {"b", "b", "a", "a", "b"}) {
+    PeerInfo p;
+    p.rank = static_cast<int>(peers.size());
+    p.host = host;
+    peers.push_back(p);
+  }
+  RegroupByHost(peers);
+  const int node[] = {0, 0, 1, 1, 0}, local[] = {0, 1, 0, 1, 2}, size[] = {3, 3, 2, 2, 3};
+  for (int r = 0; r < 5; ++r) {
+    EXPECT_EQ(peers[r].node_id, node[r]) << r;
+    EXPECT_EQ(peers[r].local_rank, local[r]) << r;
+    EXPECT_EQ(peers[r].local_size, size[r]) << r;
+  }
+}
+
+TEST(PeerInfo, OverrideFlagTravels) {
+  PeerInfo in{1, 0, 1, 0, 7, "vhost#1", true};
+  EXPECT_TRUE(DecodePeerInfo(EncodePeerInfo(in))->host_overridden);
+}
+
+}  // namespace
+}  // namespace gpurun

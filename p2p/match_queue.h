@@ -1,0 +1,64 @@
+// MatchQueue: MPI matching state of one communicator context — receives posted
+// before their message arrived, and messages that arrived before a receive
+// matched them ("unexpected"). Both are kept in order (post order, arrival
+// order) and searched from the oldest entry, which together with wires that
+// deliver one sender's messages in send order gives MPI's non-overtaking rule
+// per (source, tag, context). Pure data structure: no wires, no locking.
+#ifndef GPURUN_P2P_MATCH_QUEUE_H_
+#define GPURUN_P2P_MATCH_QUEUE_H_
+
+#include <cstddef>
+#include <functional>
+#include <list>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "p2p/match_header.h"
+#include "p2p/request.h"
+#include "p2p/wire.h"
+
+namespace gpurun::p2p {
+
+// A message that arrived before any receive matched it: an eager payload
+// copied into `data`, or the rendezvous handle `pending`.
+struct Unexpected {
+  int world_source = -1;
+  MatchHeader header;
+  std::vector<std::byte> data;
+  std::unique_ptr<PendingPayload> pending;
+};
+
+// Whether a receive for (source, tag) — either may be a wildcard — takes `header`.
+inline bool Matches(int source, int tag, const MatchHeader& header) {
+  return (source == GR_ANY_SOURCE || source == header.source) && (tag == GR_ANY_TAG || tag == header.tag);
+}
+
+class MatchQueue {
+ public:
+  // Appends a receive to the posted queue.
+  void Post(Request* request) { posted_.push_back(request); }
+  // Removes a posted receive; false if it is not in the queue.
+  bool Unpost(Request* request);
+  // Removes and returns the oldest posted receive that takes `header`, or null.
+  Request* TakePosted(const MatchHeader& header);
+  // Removes and returns every posted receive for which `pred` holds.
+  std::vector<Request*> TakePostedIf(const std::function<bool(const Request&)>& pred);
+
+  // Appends an arrival to the unexpected queue.
+  void Enqueue(Unexpected message) { unexpected_.push_back(std::move(message)); }
+  // The oldest unexpected message matching (source, tag): removed, or only looked at.
+  std::optional<Unexpected> TakeUnexpected(int source, int tag);
+  const Unexpected* PeekUnexpected(int source, int tag) const;
+
+  size_t posted_count() const { return posted_.size(); }
+  size_t unexpected_count() const { return unexpected_.size(); }
+
+ private:
+  std::list<Request*> posted_;        // oldest first
+  std::list<Unexpected> unexpected_;  // oldest first
+};
+
+}  // namespace gpurun::p2p
+
+#endif  // GPURUN_P2P_MATCH_QUEUE_H_

@@ -1,0 +1,167 @@
+// ShmWire: sending, progress, failures, shutdown (creation: shm_wire_create.cc).
+#include "p2p/shm/shm_wire.h"
+
+#include <cstring>
+#include <span>
+#include <utility>
+
+#include "p2p/shm/shm_outbound.h"
+#include "runtime/base/log.h"
+
+namespace gpurun::p2p {
+
+using shm::CellHeader;
+using shm::CellKind;
+using shm::ShmPeer;
+
+namespace {
+// Cells taken from one ring per Progress call, so one busy sender cannot
+// starve the others.
+constexpr int kDrainBudget = 64;
+// Progress calls between looks at the clock for the liveness check.
+constexpr uint32_t kCheckEvery = 64;
+constexpr auto kCheckInterval = std::chrono::milliseconds(1);
+}  // namespace
+
+ShmWire::ShmWire(int world_size)
+    : peer_index_(static_cast<size_t>(world_size), -1), anchor_(std::make_shared<shm::PayloadAnchor>()) {
+  anchor_->host = this;
+}
+
+ShmWire::~ShmWire() { Shutdown(InternalError("shm wire destroyed with operations pending")); }
+
+Status ShmWire::Send(int world_peer, const MatchHeader& header, const void* data, Completion done) {
+  if (shut_down_) return InvalidUsage("shm wire: Send after Shutdown");
+  const int index = PeerIndex(world_peer);
+  if (index < 0) return InvalidArgument("shm wire does not reach rank " + std::to_string(world_peer));
+  ShmPeer& peer = peers_[index];
+  if (peer.failed) return peer.failure;
+  if (!done) done = [](const Status&) {};  // later stages call it unchecked
+  if (header.bytes <= peer.eager_limit) {
+    if (peer.backlog.empty() && shm::TryPostEager(peer.out, header, data)) {
+      done(OkStatus());
+      return OkStatus();
+    }
+    peer.backlog.push_back(shm::OutboundItem{CellKind::kEager, header, data, {}, std::move(done)});
+    return OkStatus();
+  }
+  shm::StartRendezvousSend(peer, next_send_id_++, header, data, std::move(done));
+  return OkStatus();
+}
+
+StatusOr<int> ShmWire::Progress() {
+  int events = 0;
+  for (size_t i = 0; i < peers_.size() && !shut_down_; ++i) {
+    ShmPeer& peer = peers_[i];
+    events += DrainInbound(peer, static_cast<int>(i));
+    if (peer.HasOutbound() && !shut_down_ && !peer.failed) {
+      events += shm::FlushBacklog(peer);
+      events += shm::PumpFragments(peer);
+    }
+  }
+  if (++progress_calls_ % kCheckEvery == 0 && !shut_down_) CheckPeers();
+  return events;
+}
+
+int ShmWire::DrainInbound(ShmPeer& peer, int index) {
+  int handled = 0;
+  while (handled < kDrainBudget) {
+    const CellHeader* cell = peer.in.Peek();
+    if (cell == nullptr) break;
+    HandleCell(peer, index, *cell);
+    ++handled;
+    if (shut_down_) break;  // a callback shut us down: the ring is unmapped
+    peer.in.Pop();
+  }
+  return handled;
+}
+
+void ShmWire::HandleCell(ShmPeer& peer, int index, const CellHeader& cell) {
+  switch (cell.kind) {
+    case CellKind::kEager:
+      sink_->OnEager(peer.world_rank, cell.match(), std::span<const std::byte>(cell.payload(), cell.length));
+      return;
+    case CellKind::kRts: {
+      shm::RtsPayload rts;
+      std::memcpy(&rts, cell.payload(), sizeof(rts));
+      const MatchHeader match = cell.match();
+      sink_->OnPending(peer.world_rank, match,
+                       std::make_unique<shm::ShmPendingPayload>(anchor_, index, rts, match.bytes));
+      return;
+    }
+    case CellKind::kCts: shm::HandleCts(peer, cell.control()); return;
+    case CellKind::kFin: shm::HandleFin(peer, cell.control()); return;
+    case CellKind::kFrag: shm::HandleFrag(peer, cell); return;
+    default:
+      GR_LOG(Warn, P2p) << "shm: ignoring a cell of unknown kind " << static_cast<int>(cell.kind) << " from rank "
+                        << peer.world_rank;
+  }
+}
+
+void ShmWire::CheckPeers() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_check_ < kCheckInterval) return;
+  last_check_ = now;
+  for (ShmPeer& peer : peers_) {
+    if (peer.failed || !peer.Waiting() || peer.liveness.Alive()) continue;
+    FailPeer(peer, RemoteError("rank " + std::to_string(peer.world_rank) + " (pid " +
+                               std::to_string(peer.liveness.pid()) + ") exited during a shared-memory transfer"));
+  }
+}
+
+void ShmWire::FailPeer(ShmPeer& peer, const Status& why) {
+  if (peer.failed) return;
+  peer.failed = true;
+  peer.failure = why;
+  GR_LOG(Warn, P2p) << "shm: " << why.ToString();
+  std::vector<Completion> dones = peer.TakeCompletions();
+  sink_->OnPeerFailed(peer.world_rank, why);
+  for (Completion& done : dones) done(why);
+}
+
+void ShmWire::FetchPayload(int peer_index, const shm::RtsPayload& rts, void* dst, uint64_t bytes, Completion done) {
+  ShmPeer& peer = peers_[peer_index];
+  if (peer.failed) {
+    done(peer.failure);
+    return;
+  }
+  const Status gone = shm::FetchFromPeer(peer, rts, dst, bytes, std::move(done));
+  if (!gone.ok()) FailPeer(peer, gone);
+}
+
+void ShmWire::DiscardPayload(int peer_index, uint64_t send_id) {
+  ShmPeer& peer = peers_[peer_index];
+  if (peer.failed) return;
+  shm::OutboundItem fin;
+  fin.kind = CellKind::kFin;
+  fin.control = shm::ControlWords{send_id, static_cast<uint64_t>(grRemoteError)};
+  shm::PostOrQueue(peer, std::move(fin));
+}
+
+void ShmWire::Shutdown(const Status& why) {
+  if (shut_down_) return;
+  shut_down_ = true;
+  anchor_->host = nullptr;
+  anchor_->why = why;
+  std::vector<Completion> dones;
+  for (ShmPeer& peer : peers_) {
+    for (Completion& done : peer.TakeCompletions()) dones.push_back(std::move(done));
+    peer.out = shm::RingProducer();
+    peer.in = shm::RingConsumer();
+    peer.remote.Reset();
+  }
+  own_.Reset();
+  for (Completion& done : dones) done(why);
+}
+
+int64_t ShmWire::EagerLimit(int world_peer) const {
+  const int index = PeerIndex(world_peer);
+  return index < 0 ? -1 : static_cast<int64_t>(peers_[index].eager_limit);
+}
+
+bool ShmWire::UsesCma(int world_peer) const {
+  const int index = PeerIndex(world_peer);
+  return index >= 0 && peers_[index].cma;
+}
+
+}  // namespace gpurun::p2p

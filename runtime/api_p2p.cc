@@ -1,0 +1,148 @@
+// C API: point-to-point (gpurun.h). Each call checks all its arguments before
+// it starts anything; an argument error leaves every output untouched and its
+// message names the call. The calls that complete an operation (grRecv,
+// grSendrecv, grWait, grWaitall, grWaitany, grTest) fill the status of a
+// completed operation also when the operation failed — status->error says
+// how — as gpurun.h documents for grWait; the request is then freed as well.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "gpurun/gpurun.h"
+#include "p2p/engine.h"
+#include "p2p/request.h"
+#include "runtime/global_context.h"
+#include "runtime/last_error.h"
+#include "runtime/p2p_args.h"
+
+namespace gpurun {
+namespace {
+
+grRequest_t ToHandle(p2p::Request* request) { return reinterpret_cast<grRequest_t>(request); }
+
+// The checked arguments of a send or receive, with the communicator's engine.
+template <typename Args>
+struct Started {
+  p2p::Engine* engine;
+  Args args;
+};
+
+StatusOr<Started<p2p::SendArgs>> CheckSend(const void* buf, size_t count, grDataType_t type, int dest, int tag,
+                                           grComm_t comm, grStream_t stream, const char* what) {
+  GR_ASSIGN_OR_RETURN(grComm * c, CheckComm(comm));
+  GR_RETURN_IF_ERROR(CheckHostStream(stream));
+  GR_ASSIGN_OR_RETURN(p2p::SendArgs args, MakeSendArgs(*c, buf, count, type, dest, tag, what));
+  return Started<p2p::SendArgs>{&c->context->engine(), args};
+}
+
+StatusOr<Started<p2p::RecvArgs>> CheckRecv(void* buf, size_t count, grDataType_t type, int source, int tag,
+                                           grComm_t comm, grStream_t stream, const char* what) {
+  GR_ASSIGN_OR_RETURN(grComm * c, CheckComm(comm));
+  GR_RETURN_IF_ERROR(CheckHostStream(stream));
+  GR_ASSIGN_OR_RETURN(p2p::RecvArgs args, MakeRecvArgs(*c, buf, count, type, source, tag, what));
+  return Started<p2p::RecvArgs>{&c->context->engine(), args};
+}
+
+// Waits for `request` and fills *status (unless GR_STATUS_IGNORE).
+Status WaitAndFill(p2p::Engine& engine, p2p::Request* request, grStatus_t* status) {
+  grStatus_t filled;
+  Status result = engine.Wait(request, &filled);
+  if (status != GR_STATUS_IGNORE) *status = filled;
+  return result;
+}
+
+// Probe and Iprobe: argument errors are prefixed with `what`; the engine's
+// errors (a dead source, a timeout) name the call already.
+Status Probe(int source, int tag, grComm_t comm, bool block, int* flag, grStatus_t* status, const char* what) {
+  auto checked = [&]() -> StatusOr<grComm*> {
+    GR_ASSIGN_OR_RETURN(grComm * c, CheckComm(comm));
+    GR_RETURN_IF_ERROR(CheckSource(*c, source));
+    GR_RETURN_IF_ERROR(CheckRecvTag(tag));
+    if (!block && flag == nullptr) return InvalidArgument("flag is null");
+    return c;
+  }();
+  if (!checked.ok()) return checked.status().WithContext(what);
+  grComm* c = *checked;
+  bool found = false;
+  grStatus_t filled;
+  GR_RETURN_IF_ERROR(c->context->engine().Probe(c->context_id, source, tag, block, &found, &filled, what));
+  if (flag != nullptr) *flag = found ? 1 : 0;
+  if (found && status != GR_STATUS_IGNORE) *status = filled;
+  return OkStatus();
+}
+
+}  // namespace
+}  // namespace gpurun
+
+using gpurun::ToResult;
+namespace p2p = gpurun::p2p;
+
+extern "C" grResult_t grSend(const void* buf, size_t count, grDataType_t type, int dest, int tag, grComm_t comm,
+                             grStream_t stream) {
+  auto send = gpurun::CheckSend(buf, count, type, dest, tag, comm, stream, "grSend");
+  if (!send.ok()) return ToResult(send.status().WithContext("grSend"));
+  auto request = send->engine->Isend(send->args);
+  if (!request.ok()) return ToResult(request.status());
+  return ToResult(send->engine->Wait(*request, nullptr));
+}
+
+extern "C" grResult_t grRecv(void* buf, size_t count, grDataType_t type, int source, int tag, grComm_t comm,
+                             grStatus_t* status, grStream_t stream) {
+  auto recv = gpurun::CheckRecv(buf, count, type, source, tag, comm, stream, "grRecv");
+  if (!recv.ok()) return ToResult(recv.status().WithContext("grRecv"));
+  auto request = recv->engine->Irecv(recv->args);
+  if (!request.ok()) return ToResult(request.status());
+  return ToResult(gpurun::WaitAndFill(*recv->engine, *request, status));
+}
+
+extern "C" grResult_t grIsend(const void* buf, size_t count, grDataType_t type, int dest, int tag, grComm_t comm,
+                              grStream_t stream, grRequest_t* request) {
+  if (request == nullptr) return ToResult(gpurun::InvalidArgument("grIsend: request is null"));
+  auto send = gpurun::CheckSend(buf, count, type, dest, tag, comm, stream, "grIsend");
+  if (!send.ok()) return ToResult(send.status().WithContext("grIsend"));
+  auto started = send->engine->Isend(send->args);
+  if (!started.ok()) return ToResult(started.status());
+  *request = gpurun::ToHandle(*started);
+  return ToResult(gpurun::OkStatus());
+}
+
+extern "C" grResult_t grIrecv(void* buf, size_t count, grDataType_t type, int source, int tag, grComm_t comm,
+                              grStream_t stream, grRequest_t* request) {
+  if (request == nullptr) return ToResult(gpurun::InvalidArgument("grIrecv: request is null"));
+  auto recv = gpurun::CheckRecv(buf, count, type, source, tag, comm, stream, "grIrecv");
+  if (!recv.ok()) return ToResult(recv.status().WithContext("grIrecv"));
+  auto started = recv->engine->Irecv(recv->args);
+  if (!started.ok()) return ToResult(started.status());
+  *request = gpurun::ToHandle(*started);
+  return ToResult(gpurun::OkStatus());
+}
+
+extern "C" grResult_t grProbe(int source, int tag, grComm_t comm, grStatus_t* status) {
+  return ToResult(gpurun::Probe(source, tag, comm, true, nullptr, status, "grProbe"));
+}
+
+extern "C" grResult_t grIprobe(int source, int tag, grComm_t comm, int* flag, grStatus_t* status) {
+  return ToResult(gpurun::Probe(source, tag, comm, false, flag, status, "grIprobe"));
+}
+
+extern "C" grResult_t grSendrecv(const void* sendbuf, size_t sendcount, grDataType_t sendtype, int dest, int sendtag,
+                                 void* recvbuf, size_t recvcount, grDataType_t recvtype, int source, int recvtag,
+                                 grComm_t comm, grStatus_t* status, grStream_t stream) {
+  auto send = gpurun::CheckSend(sendbuf, sendcount, sendtype, dest, sendtag, comm, stream, "grSendrecv");
+  if (!send.ok()) return ToResult(send.status().WithContext("grSendrecv"));
+  auto recv = gpurun::CheckRecv(recvbuf, recvcount, recvtype, source, recvtag, comm, stream, "grSendrecv");
+  if (!recv.ok()) return ToResult(recv.status().WithContext("grSendrecv"));
+  p2p::Engine& engine = *send->engine;
+  auto sent = engine.Isend(send->args);
+  if (!sent.ok()) return ToResult(sent.status());
+  auto received = engine.Irecv(recv->args);
+  if (!received.ok()) {
+    (void)engine.Wait(*sent, nullptr);
+    return ToResult(received.status());
+  }
+  p2p::Request* requests[2] = {*sent, *received};
+  grStatus_t statuses[2];
+  const gpurun::Status result = engine.WaitAll(requests, statuses);
+  if (status != GR_STATUS_IGNORE) *status = statuses[1];
+  return ToResult(result);
+}

@@ -1,0 +1,116 @@
+// Wire choice per peer for every GPURUN_P2P_TRANSPORT value, and the pure
+// helpers next to it: the match predicate and the progress backoff.
+#include "p2p/transport_plan.h"
+
+#include <gtest/gtest.h>
+
+#include "p2p/backoff.h"
+#include "p2p/match_queue.h"
+#include "runtime/base/param_table.h"
+
+namespace gpurun::p2p {
+namespace {
+
+// `nodes[r]` is rank r's node.
+std::vector<PeerInfo> Table(const std::vector<int>& nodes) {
+  std::vector<PeerInfo> peers;
+  peers.reserve(nodes.size());
+  for (int r = 0; r < static_cast<int>(nodes.size()); ++r) {
+    peers.push_back(PeerInfo{r, 0, 1, nodes[r], 100 + r, "host" + std::to_string(nodes[r])});
+  }
+  return peers;
+}
+
+TEST(TransportPlanTest, AutoUsesShmWithinANodeAndUcxAcross) {
+  auto plan = PlanTransports(params::kP2pAuto, 1, Table({0, 0, 1, 1}));
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_TRUE(plan->create_shm);
+  EXPECT_TRUE(plan->create_ucx);
+  EXPECT_EQ(plan->shm_reach, std::vector<int>({0}));
+  EXPECT_EQ(plan->ucx_reach, std::vector<int>({2, 3}));
+  EXPECT_EQ(plan->wire_of_peer,
+            std::vector<WireKind>({WireKind::kShm, WireKind::kSelf, WireKind::kUcx, WireKind::kUcx}));
+}
+
+TEST(TransportPlanTest, EveryRankCreatesTheSameWiresEvenWithNothingToReach) {
+  // Rank 2 is alone on node 1: it still creates the shm wire (collective).
+  auto plan = PlanTransports(params::kP2pAuto, 2, Table({0, 0, 1}));
+  ASSERT_TRUE(plan.ok());
+  EXPECT_TRUE(plan->create_shm);
+  EXPECT_TRUE(plan->shm_reach.empty());
+  EXPECT_TRUE(plan->create_ucx);
+  // One node: no ucx wire at all.
+  plan = PlanTransports(params::kP2pAuto, 0, Table({0, 0}));
+  ASSERT_TRUE(plan.ok());
+  EXPECT_TRUE(plan->create_shm);
+  EXPECT_FALSE(plan->create_ucx);
+  // One rank: no wire.
+  plan = PlanTransports(params::kP2pAuto, 0, Table({0}));
+  ASSERT_TRUE(plan.ok());
+  EXPECT_FALSE(plan->create_shm);
+  EXPECT_FALSE(plan->create_ucx);
+}
+
+TEST(TransportPlanTest, ForcedShmRejectsAPeerOnAnotherNode) {
+  auto plan = PlanTransports(params::kP2pShm, 0, Table({0, 0, 1}));
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), grInvalidArgument);
+  EXPECT_NE(plan.status().message().find("rank 2 is on node 1 (host host1)"), std::string::npos)
+      << plan.status().message();
+  plan = PlanTransports(params::kP2pShm, 0, Table({0, 0, 0}));
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->shm_reach, std::vector<int>({1, 2}));
+}
+
+TEST(TransportPlanTest, ForcedUcxReachesEveryPeer) {
+  auto plan = PlanTransports(params::kP2pUcx, 0, Table({0, 0, 0}));
+  ASSERT_TRUE(plan.ok());
+  EXPECT_FALSE(plan->create_shm);
+  EXPECT_TRUE(plan->create_ucx);
+  EXPECT_EQ(plan->ucx_reach, std::vector<int>({1, 2}));
+}
+
+TEST(MatchTest, WildcardsAndExactValues) {
+  const MatchHeader h{0, 3, 7, 0};
+  EXPECT_TRUE(Matches(3, 7, h));
+  EXPECT_TRUE(Matches(GR_ANY_SOURCE, 7, h));
+  EXPECT_TRUE(Matches(3, GR_ANY_TAG, h));
+  EXPECT_TRUE(Matches(GR_ANY_SOURCE, GR_ANY_TAG, h));
+  EXPECT_FALSE(Matches(2, 7, h));
+  EXPECT_FALSE(Matches(3, 8, h));
+}
+
+TEST(MatchQueueTest, OldestMatchFirst) {
+  MatchQueue q;
+  for (int i = 0; i < 3; ++i) q.Enqueue(Unexpected{1, MatchHeader{0, 1, i % 2, static_cast<uint64_t>(i)}, {}, {}});
+  EXPECT_EQ(q.PeekUnexpected(1, 0)->header.bytes, 0u);
+  EXPECT_EQ(q.TakeUnexpected(GR_ANY_SOURCE, 1)->header.bytes, 1u);
+  EXPECT_EQ(q.TakeUnexpected(1, GR_ANY_TAG)->header.bytes, 0u);
+  EXPECT_EQ(q.TakeUnexpected(1, 0)->header.bytes, 2u);
+  EXPECT_FALSE(q.TakeUnexpected(GR_ANY_SOURCE, GR_ANY_TAG).has_value());
+  Request a, b;
+  a.peer = GR_ANY_SOURCE;
+  a.tag = 5;
+  b.peer = 2;
+  b.tag = GR_ANY_TAG;
+  q.Post(&a);
+  q.Post(&b);
+  EXPECT_EQ(q.TakePosted(MatchHeader{0, 2, 9, 0}), &b);
+  EXPECT_EQ(q.TakePosted(MatchHeader{0, 2, 9, 0}), nullptr);
+  EXPECT_EQ(q.TakePosted(MatchHeader{0, 4, 5, 0}), &a);
+}
+
+TEST(BackoffTest, SpinsThenSleepsLongerUpToTheLimit) {
+  Backoff b(3, 8e-6);
+  for (int i = 0; i < 3; ++i) b.Pause();
+  EXPECT_EQ(b.next_sleep().count(), 0);
+  b.Pause();  // yield only
+  EXPECT_EQ(b.next_sleep(), std::chrono::microseconds(1));
+  for (int i = 0; i < 6; ++i) b.Pause();
+  EXPECT_EQ(b.next_sleep(), std::chrono::microseconds(8));
+  b.Reset();
+  EXPECT_EQ(b.next_sleep().count(), 0);
+}
+
+}  // namespace
+}  // namespace gpurun::p2p
