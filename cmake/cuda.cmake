@@ -20,6 +20,12 @@ if(NOT GPURUN_CUDA STREQUAL "OFF")
   if(CMAKE_CUDA_COMPILER)
     enable_language(CUDA)
     find_package(CUDAToolkit REQUIRED)
+    # CMake 3.25 does not know nvcc's C++20 flag (CUDA_STANDARD 20 then fails
+    # at generate time on the first CUDA target); nvcc has taken it since 12.0.
+    if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION AND CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 12.0)
+      set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+      set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+    endif()
     set(CMAKE_CUDA_STANDARD 20)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     set(GPURUN_HAVE_CUDA ON)
