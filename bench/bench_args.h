@@ -1,6 +1,7 @@
 // Command-line arguments shared by gpurun-bench's subcommands, with
 // nccl-tests' letters where they exist: -b min bytes, -e max bytes, -f factor,
-// -n iterations, -w warm-up iterations.
+// -n iterations, -w warm-up iterations. -d is for instruction counting
+// (bench/p2p_callgrind.sh), not for timing.
 #ifndef GPURUN_BENCH_BENCH_ARGS_H_
 #define GPURUN_BENCH_BENCH_ARGS_H_
 
@@ -12,9 +13,10 @@ struct BenchArgs {
   size_t min_bytes = 0;
   size_t max_bytes = 4u << 20;
   size_t factor = 2;
-  int iters = 0;    // 0: a size-dependent default
-  int warmup = 0;   // 0: a size-dependent default
-  int window = 64;  // bw: messages in flight per iteration
+  int iters = 0;     // 0: a size-dependent default
+  int warmup = 0;    // 0: a size-dependent default
+  int window = 64;   // bw: messages in flight per iteration
+  int delay_us = 0;  // sleep before each wait for the peer, so the message is there when the wait starts
 };
 
 // Parses argv; on a bad argument prints why and the usage to stderr and returns false.

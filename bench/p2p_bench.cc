@@ -2,6 +2,7 @@
 #include "bench/p2p_bench.h"
 
 #include <time.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +39,11 @@ struct Buffer {
   void* data = nullptr;
 };
 
+// -d: let the peer's message arrive before the wait for it starts.
+void Delay(const BenchArgs& a) {
+  if (a.delay_us > 0) usleep(static_cast<useconds_t>(a.delay_us));
+}
+
 }  // namespace
 
 int RunLatency(const BenchArgs& args, int rank) {
@@ -51,8 +57,10 @@ int RunLatency(const BenchArgs& args, int rank) {
       if (i == warm) start = NowUs();
       if (rank == 0) {
         if (!Ok(grSend(buf.data, bytes, grByte, 1, 1, w, GR_STREAM_HOST), "send")) return 1;
+        Delay(args);
         if (!Ok(grRecv(buf.data, bytes, grByte, 1, 1, w, GR_STATUS_IGNORE, GR_STREAM_HOST), "recv")) return 1;
       } else if (rank == 1) {
+        Delay(args);
         if (!Ok(grRecv(buf.data, bytes, grByte, 0, 1, w, GR_STATUS_IGNORE, GR_STREAM_HOST), "recv")) return 1;
         if (!Ok(grSend(buf.data, bytes, grByte, 0, 1, w, GR_STREAM_HOST), "send")) return 1;
       }
@@ -80,7 +88,9 @@ int RunBandwidth(const BenchArgs& args, int rank) {
                                        : grIrecv(buf.data, bytes, grByte, 0, 100, w, GR_STREAM_HOST, &reqs[k]);
         if (!Ok(r, "post")) return 1;
       }
+      if (rank == 1) Delay(args);
       if (rank < 2 && !Ok(grWaitall(args.window, reqs.data(), GR_STATUSES_IGNORE), "waitall")) return 1;
+      if (rank == 0) Delay(args);
       if (rank == 0 && !Ok(grRecv(nullptr, 0, grByte, 1, 101, w, GR_STATUS_IGNORE, GR_STREAM_HOST), "ack")) return 1;
       if (rank == 1 && !Ok(grSend(nullptr, 0, grByte, 0, 101, w, GR_STREAM_HOST), "ack")) return 1;
     }

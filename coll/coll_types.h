@@ -15,15 +15,54 @@ namespace gpurun::coll {
 enum class Func : uint8_t { kBroadcast = 0, kReduce = 1, kAllGather = 2, kReduceScatter = 3, kAllReduce = 4 };
 inline constexpr int kNumFuncs = 5;
 
-// Algorithms implemented so far (NCCL_ALGO_TREE = 0, NCCL_ALGO_RING = 1);
-// NVLS and the direct algorithms take the next values when they arrive.
-enum class Algo : uint8_t { kTree = 0, kRing = 1 };
-inline constexpr int kNumAlgos = 2;
+// Algorithms. Tree and ring keep NCCL's values (NCCL_ALGO_TREE = 0,
+// NCCL_ALGO_RING = 1); from 2 on the values are gpurun's own (NCCL's CollNet,
+// NVLS-tree and PAT have no counterpart here). NVLS (NVLink SHARP multicast)
+// and the one-shot / two-shot direct algorithms for small messages are named
+// now so that GPURUN_ALGO and the tuner's tables can name them; their
+// schedules come later (PatternOf in patterns/step_counts.h covers tree and
+// ring only).
+enum class Algo : uint8_t { kTree = 0, kRing = 1, kNvls = 2, kOneShot = 3, kTwoShot = 4 };
+inline constexpr int kNumAlgos = 5;
 
 // Protocols (NCCL_PROTO_LL = 0, NCCL_PROTO_LL128 = 1, NCCL_PROTO_SIMPLE = 2);
 // their wire formats are in coll/wire_format.h.
 enum class Protocol : uint8_t { kLL = 0, kLL128 = 1, kSimple = 2 };
 inline constexpr int kNumProtocols = 3;
+
+// Lower-case names, as GPURUN_ALGO / GPURUN_PROTO spell them (any case is
+// accepted there) and as logs print them. A new enumerator without a name
+// fails the build (-Wswitch).
+constexpr const char* FuncName(Func func) {
+  switch (func) {
+    case Func::kBroadcast: return "broadcast";
+    case Func::kReduce: return "reduce";
+    case Func::kAllGather: return "allgather";
+    case Func::kReduceScatter: return "reducescatter";
+    case Func::kAllReduce: return "allreduce";
+  }
+  return "?";
+}
+
+constexpr const char* AlgoName(Algo algo) {
+  switch (algo) {
+    case Algo::kTree: return "tree";
+    case Algo::kRing: return "ring";
+    case Algo::kNvls: return "nvls";
+    case Algo::kOneShot: return "oneshot";
+    case Algo::kTwoShot: return "twoshot";
+  }
+  return "?";
+}
+
+constexpr const char* ProtocolName(Protocol proto) {
+  switch (proto) {
+    case Protocol::kLL: return "ll";
+    case Protocol::kLL128: return "ll128";
+    case Protocol::kSimple: return "simple";
+  }
+  return "?";
+}
 
 }  // namespace gpurun::coll
 

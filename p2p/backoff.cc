@@ -1,7 +1,8 @@
-// Spin, then yield and sleep with exponential backoff (see backoff.h).
+// Spin, yield, then sleep with exponential backoff (see backoff.h).
 #include "p2p/backoff.h"
 
 #include <sched.h>
+#include <sys/prctl.h>
 
 #include <algorithm>
 #include <thread>
@@ -9,27 +10,58 @@
 #include "runtime/base/param_table.h"
 
 namespace gpurun::p2p {
+namespace {
 
-Backoff::Backoff(int64_t spin, double max_sleep_s)
-    : spin_(spin),
-      max_sleep_(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(max_sleep_s))) {}
-
-Backoff Backoff::FromParams() { return Backoff(params::kProgressSpin.Get(), params::kProgressMaxSleep.Get()); }
-
-void Backoff::Pause() {
-  if (spins_ < spin_) {
-    ++spins_;
-    return;
-  }
-  sched_yield();
-  if (sleep_.count() > 0) std::this_thread::sleep_for(sleep_);
-  const std::chrono::nanoseconds next = sleep_.count() == 0 ? std::chrono::microseconds(1) : 2 * sleep_;
-  sleep_ = std::min(next, max_sleep_);
+std::chrono::nanoseconds Nanos(double seconds) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(seconds));
 }
 
-void Backoff::Reset() {
-  spins_ = 0;
-  sleep_ = std::chrono::nanoseconds(0);
+}  // namespace
+
+// Timer slack while sleeping: wake within ~1 us of the requested time.
+constexpr unsigned long kSleepSlackNs = 1000;
+
+Backoff::~Backoff() {
+  if (saved_slack_ >= 0) (void)prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(saved_slack_));
+}
+
+Backoff::Policy Backoff::PolicyFromParams() {
+  return Policy{Nanos(params::kProgressSpin.Get()), Nanos(params::kProgressYield.Get()),
+                Nanos(params::kProgressMaxSleep.Get())};
+}
+
+void Backoff::Pause() {
+  if (pauses_++ < next_clock_) return;  // spinning between looks at the clock
+  const Clock::time_point now = Clock::now();
+  if (pauses_ == 1) idle_since_ = now;
+  const auto idle = now - idle_since_;
+  if (idle < policy_.spin) {
+    phase_ = Phase::kSpin;
+    next_clock_ = pauses_ + kPollsPerClock;
+    return;
+  }
+  next_clock_ = pauses_;  // from here on every pause looks: it costs a syscall anyway
+  if (idle < policy_.spin + policy_.yield) {
+    phase_ = Phase::kYield;
+    sched_yield();
+    return;
+  }
+  phase_ = Phase::kSleep;
+  Sleep();
+}
+
+void Backoff::Sleep() {
+  if (sleep_.count() == 0) {
+    sched_yield();  // the first time: give the core away once before sleeping at all
+  } else {
+    if (saved_slack_ < 0) {
+      const int slack = prctl(PR_GET_TIMERSLACK);
+      if (slack >= 0 && prctl(PR_SET_TIMERSLACK, kSleepSlackNs) == 0) saved_slack_ = slack;
+    }
+    std::this_thread::sleep_for(sleep_);
+  }
+  const std::chrono::nanoseconds next = sleep_.count() == 0 ? std::chrono::microseconds(1) : 2 * sleep_;
+  sleep_ = std::min(next, policy_.max_sleep);
 }
 
 }  // namespace gpurun::p2p

@@ -28,24 +28,25 @@ std::unique_ptr<Engine> Engine::CreateForTest(int world_rank, std::vector<std::u
 }
 
 Engine::~Engine() {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
+  Lock lock(mu_);
   // Unmatched messages first, while the wires can still release their senders.
   contexts_.clear();
-  // Requests the wires no longer hold can go now; the others wait for the
-  // callbacks that Shutdown runs.
-  for (auto it = requests_.begin(); it != requests_.end();) {
-    it = it->second->wire_busy ? std::next(it) : requests_.erase(it);
-  }
+  last_context_ = nullptr;
+  // Payloads of requests the wires no longer hold can go now; the others
+  // wait for the callbacks that Shutdown runs.
+  pool_.ForEachInUse([](Request& r) {
+    if (!r.wire_busy) r.payload.reset();
+  });
   const Status why =
       InvalidUsage("the point-to-point engine of rank " + std::to_string(world_rank_) + " is shutting down");
   for (auto& wire : wires_) wire->Shutdown(why);
   reap_.clear();
-  requests_.clear();
+  pool_.DropPayloads();  // before the wires that made them go
   wires_.clear();
 }
 
 Status Engine::AddContext(uint32_t context, std::vector<int> world_ranks) {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
+  Lock lock(mu_);
   if (context > kMaxContext) {
     return InvalidArgument("context " + std::to_string(context) + " exceeds the largest context " +
                            std::to_string(kMaxContext));
@@ -64,14 +65,13 @@ Status Engine::AddContext(uint32_t context, std::vector<int> world_ranks) {
 }
 
 Status Engine::RemoveContext(uint32_t context) {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
+  Lock lock(mu_);
   auto it = contexts_.find(context);
   if (it == contexts_.end() || !it->second.declared) {
     return InvalidArgument("context " + std::to_string(context) + " is not in use");
   }
-  const auto outstanding = std::count_if(requests_.begin(), requests_.end(), [&](const auto& entry) {
-    return entry.second->context == context && !entry.second->released;
-  });
+  size_t outstanding = 0;
+  pool_.ForEachInUse([&](const Request& r) { outstanding += r.context == context && !r.released; });
   if (outstanding > 0) {
     return InvalidUsage(std::to_string(outstanding) + " request(s) on context " + std::to_string(context) +
                         " have not been completed with grWait/grTest");
@@ -80,13 +80,44 @@ Status Engine::RemoveContext(uint32_t context) {
     GR_LOG(Warn, P2p) << "dropping " << it->second.queue.unexpected_count() << " unreceived message(s) of context "
                       << context << " as its communicator is freed";
   }
+  if (last_context_ == &it->second) last_context_ = nullptr;
   contexts_.erase(it);
   return OkStatus();
 }
 
 StatusOr<Request*> Engine::Isend(const SendArgs& args) {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
-  GR_RETURN_IF_ERROR(CheckSend(args));
+  Lock lock(mu_);
+  if (!SendValid(args)) return SendError(args);
+  return IsendLocked(args);
+}
+
+StatusOr<Request*> Engine::Irecv(const RecvArgs& args) {
+  Lock lock(mu_);
+  if (!RecvValid(args)) return RecvError(args);
+  return IrecvLocked(args);
+}
+
+Status Engine::Send(const SendArgs& args) {
+  Lock lock(mu_);
+  if (!SendValid(args)) return SendError(args);
+  if (failed_.empty() || !failed_.contains(args.dest_world)) {
+    const MatchHeader header{args.context, args.source, args.tag, args.bytes};
+    if (WireOf(args.dest_world)->TrySend(args.dest_world, header, args.data)) return OkStatus();
+  }
+  GR_ASSIGN_OR_RETURN(Request * r, IsendLocked(args));
+  return WaitLocked(lock, r, nullptr);
+}
+
+Status Engine::Recv(const RecvArgs& args, grStatus_t* status) {
+  Lock lock(mu_);
+  if (!RecvValid(args)) return RecvError(args);
+  if (TryReceiveArrived(ContextOf(args.context), args, status)) return OkStatus();
+  GR_ASSIGN_OR_RETURN(Request * r, IrecvLocked(args));
+  return WaitLocked(lock, r, status);
+}
+
+// Arguments checked by the caller.
+StatusOr<Request*> Engine::IsendLocked(const SendArgs& args) {
   Request* r = NewRequest();
   r->kind = RequestKind::kSend;
   r->what = args.what;
@@ -96,27 +127,33 @@ StatusOr<Request*> Engine::Isend(const SendArgs& args) {
   r->tag = args.tag;
   r->data = const_cast<void*>(args.data);
   r->bytes = args.bytes;
-  if (auto dead = failed_.find(args.dest_world); dead != failed_.end()) {
-    r->Complete(dead->second);
-    return r;
+  if (!failed_.empty()) {
+    if (auto dead = failed_.find(args.dest_world); dead != failed_.end()) {
+      r->Complete(dead->second);
+      return r;
+    }
   }
   const MatchHeader header{args.context, args.source, args.tag, args.bytes};
+  Wire* wire = WireOf(args.dest_world);
+  if (wire->TrySend(args.dest_world, header, args.data)) {
+    r->CompleteOk();
+    return r;
+  }
   r->wire_busy = true;
-  Status sent = WireOf(args.dest_world)->Send(args.dest_world, header, args.data, [this, r](const Status& result) {
-    OnSendDone(r, result);
-  });
+  Status sent =
+      wire->Send(args.dest_world, header, args.data, [this, r](const Status& result) { OnSendDone(r, result); });
   if (!sent.ok()) {
     // Per wire.h, a failed Send never calls `done`: nobody else holds r.
     sent = sent.WithContext(r->Describe());
-    requests_.erase(r);
+    r->wire_busy = false;
+    pool_.Free(r);
     return sent;
   }
   return r;
 }
 
-StatusOr<Request*> Engine::Irecv(const RecvArgs& args) {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
-  GR_RETURN_IF_ERROR(CheckRecv(args));
+// Arguments checked by the caller.
+StatusOr<Request*> Engine::IrecvLocked(const RecvArgs& args) {
   Request* r = NewRequest();
   r->kind = RequestKind::kRecv;
   r->what = args.what;
@@ -128,14 +165,18 @@ StatusOr<Request*> Engine::Irecv(const RecvArgs& args) {
   r->bytes = args.capacity;
   r->type_size = args.type_size;
   r->status = EmptyStatus();
-  ContextState& state = contexts_[args.context];
-  if (std::optional<Unexpected> message = state.queue.TakeUnexpected(args.source, args.tag)) {
-    Consume(r, std::move(*message));
-    return r;
+  ContextState& state = ContextOf(args.context);
+  if (state.queue.unexpected_count() > 0) {
+    if (std::optional<Unexpected> message = state.queue.TakeUnexpected(args.source, args.tag)) {
+      Consume(r, std::move(*message));
+      return r;
+    }
   }
-  if (Status dead = DeadSourceError(state, args.source, args.source_world); !dead.ok()) {
-    r->Complete(dead);
-    return r;
+  if (!failed_.empty()) {
+    if (Status dead = DeadSourceError(state, args.source, args.source_world); !dead.ok()) {
+      r->Complete(dead);
+      return r;
+    }
   }
   state.queue.Post(r);
   r->posted = true;
@@ -143,44 +184,49 @@ StatusOr<Request*> Engine::Irecv(const RecvArgs& args) {
 }
 
 bool Engine::IsLive(const Request* request) const {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
-  auto it = requests_.find(request);
-  return it != requests_.end() && !it->second->released;
+  Lock lock(mu_);
+  return IsLiveLocked(request);
 }
 
 const char* Engine::WireFor(int world_peer) const {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
+  Lock lock(mu_);
   if (world_peer < 0 || world_peer >= static_cast<int>(wire_of_peer_.size())) return "none";
   return WireOf(world_peer)->name();
-}
-
-Request* Engine::NewRequest() {
-  auto owned = std::make_unique<Request>();
-  Request* r = owned.get();
-  requests_.emplace(r, std::move(owned));
-  return r;
 }
 
 void Engine::Release(Request* request) {
   request->released = true;
   if (request->posted) {
-    contexts_[request->context].queue.Unpost(request);
+    ContextOf(request->context).queue.Unpost(request);
     request->posted = false;
   }
-  if (!request->wire_busy) requests_.erase(request);
+  if (!request->wire_busy) pool_.Free(request);
 }
 
 void Engine::ReapLocked() {
-  for (Request* r : reap_) requests_.erase(r);
+  for (Request* r : reap_) pool_.Free(r);
   reap_.clear();
 }
 
-Wire* Engine::WireOf(int world_peer) const {
-  const int index = world_peer == world_rank_ ? -1 : wire_of_peer_[world_peer];
-  return index < 0 ? loopback_.get() : wires_[index].get();
+const Engine::ContextState* Engine::FindContextSlow(uint32_t context) const {
+  auto it = contexts_.find(context);
+  return it == contexts_.end() ? nullptr : &it->second;
 }
 
-Status Engine::CheckSend(const SendArgs& a) const {
+Engine::ContextState& Engine::ContextOfSlow(uint32_t context) {
+  last_context_ = &contexts_[context];  // map nodes stay put: the pointer survives inserts
+  last_context_id_ = context;
+  return *last_context_;
+}
+
+bool Engine::SendValid(const SendArgs& a) const {
+  if (a.dest_world < 0 || a.dest_world >= static_cast<int>(wire_of_peer_.size())) return false;
+  if (a.tag < 0 || a.tag > kMaxTag || a.context > kMaxContext || (a.data == nullptr && a.bytes > 0)) return false;
+  const int index = a.dest_world == world_rank_ ? -1 : wire_of_peer_[a.dest_world];
+  return a.dest_world == world_rank_ || (index >= 0 && index < static_cast<int>(wires_.size()));
+}
+
+Status Engine::SendError(const SendArgs& a) const {
   const int size = static_cast<int>(wire_of_peer_.size());
   if (a.dest_world < 0 || a.dest_world >= size) {
     return InvalidArgument(std::string(a.what) + ": destination world rank " + std::to_string(a.dest_world) +
@@ -189,19 +235,27 @@ Status Engine::CheckSend(const SendArgs& a) const {
   if (a.tag < 0 || a.tag > kMaxTag) return InvalidArgument(std::string(a.what) + ": bad tag " + std::to_string(a.tag));
   if (a.context > kMaxContext) return InvalidArgument(std::string(a.what) + ": context out of range");
   if (a.data == nullptr && a.bytes > 0) return InvalidArgument(std::string(a.what) + ": null buffer");
-  const int index = a.dest_world == world_rank_ ? -1 : wire_of_peer_[a.dest_world];
-  if (a.dest_world != world_rank_ && (index < 0 || index >= static_cast<int>(wires_.size()))) {
-    return InternalError(std::string(a.what) + ": no wire reaches world rank " + std::to_string(a.dest_world));
-  }
-  return OkStatus();
+  // SendValid failed on the wire table, the only check left.
+  return InternalError(std::string(a.what) + ": no wire reaches world rank " + std::to_string(a.dest_world));
 }
 
-Status Engine::CheckRecv(const RecvArgs& a) const {
-  auto it = contexts_.find(a.context);
-  if (it == contexts_.end() || !it->second.declared) {
+bool Engine::RecvValid(const RecvArgs& a) const {
+  const ContextState* state = FindContext(a.context);
+  if (state == nullptr || !state->declared) return false;
+  const std::vector<int>& members = state->members;
+  if (a.source != GR_ANY_SOURCE &&
+      (a.source < 0 || a.source >= static_cast<int>(members.size()) || members[a.source] != a.source_world)) {
+    return false;
+  }
+  return (a.tag == GR_ANY_TAG || (a.tag >= 0 && a.tag <= kMaxTag)) && (a.data != nullptr || a.capacity == 0);
+}
+
+Status Engine::RecvError(const RecvArgs& a) const {
+  const ContextState* state = FindContext(a.context);
+  if (state == nullptr || !state->declared) {
     return InvalidArgument(std::string(a.what) + ": context " + std::to_string(a.context) + " is not in use");
   }
-  const std::vector<int>& members = it->second.members;
+  const std::vector<int>& members = state->members;
   if (a.source != GR_ANY_SOURCE &&
       (a.source < 0 || a.source >= static_cast<int>(members.size()) || members[a.source] != a.source_world)) {
     return InvalidArgument(std::string(a.what) + ": source " + std::to_string(a.source) + " (world " +
@@ -212,7 +266,7 @@ Status Engine::CheckRecv(const RecvArgs& a) const {
     return InvalidArgument(std::string(a.what) + ": bad tag " + std::to_string(a.tag));
   }
   if (a.data == nullptr && a.capacity > 0) return InvalidArgument(std::string(a.what) + ": null buffer");
-  return OkStatus();
+  return InternalError(std::string(a.what) + ": arguments rejected for no known reason");
 }
 
 }  // namespace gpurun::p2p

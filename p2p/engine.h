@@ -5,10 +5,12 @@
 // reported in the status, never a memory overwrite. Messages to this rank
 // itself are looped back by the engine (LoopbackWire).
 //
-// Blocking calls (Wait, WaitAll, WaitAny, Probe) poll the wires, spin for
-// GPURUN_PROGRESS_SPIN polls, then yield and back off up to
-// GPURUN_PROGRESS_MAX_SLEEP, so oversubscribed jobs still move. Each fails
-// with grTimeout after GPURUN_TIMEOUT naming what it waited for, and with
+// Blocking calls (Send, Recv, Wait, WaitAll, WaitAny, Probe) poll the wires
+// without pause for GPURUN_PROGRESS_SPIN, then sleep between polls, from 1 us
+// backing off up to GPURUN_PROGRESS_MAX_SLEEP (optionally yielding the core
+// for GPURUN_PROGRESS_YIELD first; backoff.h), so a waiting rank answers
+// within microseconds yet oversubscribed jobs still move. Each fails with
+// grTimeout after GPURUN_TIMEOUT naming what it waited for, and with
 // grRemoteError naming the peer when the peer died or aborted.
 //
 // Peer failure, from a wire's OnPeerFailed or from the engine's own
@@ -20,9 +22,11 @@
 // probes on contexts that include it.
 //
 // Thread safety: every public method may be called from any thread; the engine
-// serialises them with one (recursive) lock, released between the polls of a
-// blocking call. Wires call the WireSink methods from inside Send, Progress
-// and Fetch, that is with the lock held.
+// serialises them with one lock, released between the polls of a blocking
+// call. Wires call the WireSink methods and completions only from inside
+// Send, TrySend, Progress, Fetch and Shutdown, which the engine calls with
+// the lock held; those callbacks therefore run with the lock held and do not
+// take it.
 #ifndef GPURUN_P2P_ENGINE_H_
 #define GPURUN_P2P_ENGINE_H_
 
@@ -37,7 +41,10 @@
 #include <vector>
 
 #include "gpurun/gpurun.h"
+#include "p2p/fast_mutex.h"
 #include "p2p/match_queue.h"
+#include "p2p/peer_monitor.h"
+#include "p2p/request_pool.h"
 #include "p2p/wire.h"
 #include "runtime/base/status.h"
 #include "runtime/bootstrap/bootstrap.h"
@@ -46,7 +53,6 @@
 namespace gpurun::p2p {
 
 class Request;  // an outstanding send or receive, owned by the engine (request.h)
-class PeerMonitor;
 
 struct SendArgs {
   uint32_t context = 0;  // the communicator's matching context
@@ -102,7 +108,15 @@ class Engine : public WireSink {
   StatusOr<Request*> Isend(const SendArgs& args);
   StatusOr<Request*> Irecv(const RecvArgs& args);
 
-  // Whether `request` is a request of this engine not yet freed.
+  // Blocking send and receive: Isend/Irecv then Wait, with the same errors
+  // and status, but without making a request when the message moves at once
+  // (an eager send the wire takes at once; a receive that an arrived eager
+  // message satisfies whole). `status` may be null.
+  Status Send(const SendArgs& args);
+  Status Recv(const RecvArgs& args, grStatus_t* status);
+
+  // Whether `request` is a request of this engine not yet freed. Any pointer
+  // value may be passed.
   bool IsLive(const Request* request) const;
 
   // Waits, fills *status (may be null), frees the request. Returns the
@@ -111,16 +125,21 @@ class Engine : public WireSink {
   Status Wait(Request* request, grStatus_t* status);
   // Never blocks; when done, as Wait and *done = true.
   Status Test(Request* request, bool* done, grStatus_t* status);
+  // A list given to WaitAny/WaitAll must hold only nulls and live requests,
+  // none twice; otherwise the call fails with InvalidArgument "WHAT:
+  // requests[I] is not a live request (...)" or "WHAT: a request is listed
+  // twice" before it waits for, frees or nulls anything.
+  //
   // Waits for one of `requests` (nulls are skipped): sets *index to its
   // position, frees it, sets requests[*index] = nullptr, fills *status and
   // returns the operation's error; *index = -1 (and an empty status) if all
   // are null. A timeout cancels, frees and nulls every listed request, leaves
   // *index = -1 and returns grTimeout.
-  Status WaitAny(std::span<Request*> requests, int* index, grStatus_t* status);
+  Status WaitAny(std::span<Request*> requests, int* index, grStatus_t* status, const char* what = "WaitAny");
   // Waits for every request (nulls get EmptyStatus), frees them all and sets
   // them to null, fills statuses[i] (statuses may be null); returns the first
   // error in array order. One GPURUN_TIMEOUT bounds the whole call.
-  Status WaitAll(std::span<Request*> requests, grStatus_t* statuses);
+  Status WaitAll(std::span<Request*> requests, grStatus_t* statuses, const char* what = "WaitAll");
   // Probe (blocking) / Iprobe: fills *status of the first matching message
   // (bytes and count in bytes). `what` names the call in error messages.
   Status Probe(uint32_t context, int source, int tag, bool block, bool* found, grStatus_t* status,
@@ -150,36 +169,66 @@ class Engine : public WireSink {
   Engine(int world_rank, std::vector<std::unique_ptr<Wire>> wires, std::vector<int> wire_of_peer,
          std::unique_ptr<PeerMonitor> monitor);
 
+  using Lock = std::unique_lock<FastMutex>;
+
+  // Everything below runs with mu_ held.
   // engine.cc
-  Request* NewRequest();
+  StatusOr<Request*> IsendLocked(const SendArgs& args);
+  StatusOr<Request*> IrecvLocked(const RecvArgs& args);
+  Request* NewRequest() { return pool_.Acquire(); }
   void Release(Request* request);
   void ReapLocked();
-  Wire* WireOf(int world_peer) const;
-  Status CheckSend(const SendArgs& args) const;
-  Status CheckRecv(const RecvArgs& args) const;
+  bool IsLiveLocked(const Request* r) const { return pool_.InUse(r) && !r->released; }
+  Wire* WireOf(int world_peer) const {
+    const int index = world_peer == world_rank_ ? -1 : wire_of_peer_[world_peer];
+    return index < 0 ? loopback_.get() : wires_[index].get();
+  }
+  // The state of `context`, created if new.
+  ContextState& ContextOf(uint32_t context) {
+    return last_context_ != nullptr && last_context_id_ == context ? *last_context_ : ContextOfSlow(context);
+  }
+  ContextState& ContextOfSlow(uint32_t context);
+  // The state of `context`, or null if unknown.
+  const ContextState* FindContext(uint32_t context) const {
+    return last_context_ != nullptr && last_context_id_ == context ? last_context_ : FindContextSlow(context);
+  }
+  const ContextState* FindContextSlow(uint32_t context) const;
+  // Whether the arguments are valid; if not, *Error says why (and is never OK).
+  bool SendValid(const SendArgs& args) const;
+  Status SendError(const SendArgs& args) const;
+  bool RecvValid(const RecvArgs& args) const;
+  Status RecvError(const RecvArgs& args) const;
+  Status CheckRequestsLocked(std::span<Request* const> requests, const char* what) const;
   // engine_match.cc
+  bool TryReceiveArrived(ContextState& state, const RecvArgs& args, grStatus_t* status);
   void Consume(Request* request, Unexpected message);
   void StartFetch(Request* request, const MatchHeader& header, std::unique_ptr<PendingPayload> payload);
   void OnSendDone(Request* request, const Status& result);
+  void OnFetchDone(Request* request, const Status& result);
   // engine_fail.cc
   void FailPeerLocked(int world_peer, const Status& why);
   Status DeadSourceError(const ContextState& context, int source, int source_world) const;
   bool FailsWith(const Request& request, int world_peer) const;
   // engine_wait.cc
   StatusOr<int> ProgressLocked();
-  Status PollUntil(const std::function<bool()>& done, const std::function<std::string()>& what);
+  StatusOr<int> ProgressAfterDeaths(const std::vector<PeerMonitor::Death>& deaths);
+  template <typename Done, typename What>
+  Status PollUntil(Lock& lock, Done&& done, What&& what);
+  Status WaitLocked(Lock& lock, Request* request, grStatus_t* status);
   void Finish(Request* request, grStatus_t* status);
   void CancelLocked(Request* request, const Status& why);
 
-  mutable std::recursive_mutex mu_;
+  mutable FastMutex mu_;
   const int world_rank_;
+  RequestPool pool_;  // before the wires: requests outlive the wires' last callbacks
   std::vector<std::unique_ptr<Wire>> wires_;
   std::unique_ptr<Wire> loopback_;
   std::vector<int> wire_of_peer_;  // index in wires_, -1 for self
   std::unique_ptr<PeerMonitor> monitor_;
   std::unordered_map<uint32_t, ContextState> contexts_;
-  std::unordered_map<const Request*, std::unique_ptr<Request>> requests_;
-  std::vector<Request*> reap_;              // released, wire no longer busy: delete at the next chance
+  ContextState* last_context_ = nullptr;  // contexts_[last_context_id_], a lookup cache
+  uint32_t last_context_id_ = 0;
+  std::vector<Request*> reap_;              // released, wire no longer busy: free at the next chance
   std::unordered_map<int, Status> failed_;  // world rank → why it failed
 };
 

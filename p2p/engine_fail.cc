@@ -1,5 +1,7 @@
 // Peer failures and cancellation (see engine.h for which operations a peer's
-// death fails). Every function here but the public ones runs with the lock held.
+// death fails). Every function here but CancelAll runs with the lock held
+// (OnPeerFailed is a wire callback: wires call back only from inside the
+// engine's calls).
 #include <algorithm>
 
 #include "p2p/engine.h"
@@ -9,7 +11,6 @@
 namespace gpurun::p2p {
 
 void Engine::OnPeerFailed(int world_peer, const Status& why) {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
   FailPeerLocked(world_peer, why.ok() ? RemoteError("rank " + std::to_string(world_peer) + " failed") : why);
 }
 
@@ -19,9 +20,9 @@ bool Engine::FailsWith(const Request& r, int world_peer) const {
   if (r.kind == RequestKind::kSend) return r.peer_world == world_peer;
   if (!r.posted) return r.matched_world == world_peer;  // its payload was coming from there
   if (r.peer != GR_ANY_SOURCE) return r.peer_world == world_peer;
-  auto it = contexts_.find(r.context);
-  if (it == contexts_.end()) return false;
-  const std::vector<int>& members = it->second.members;
+  const ContextState* context = FindContext(r.context);
+  if (context == nullptr) return false;
+  const std::vector<int>& members = context->members;
   return std::find(members.begin(), members.end(), world_peer) != members.end();
 }
 
@@ -31,13 +32,12 @@ void Engine::FailPeerLocked(int world_peer, const Status& why) {
   }
   failed_.emplace(world_peer, why);
   int failed_requests = 0;
-  for (auto& [key, owned] : requests_) {
-    Request* r = owned.get();
-    if (!FailsWith(*r, world_peer)) continue;
-    if (r->posted) contexts_[r->context].queue.Unpost(r);
-    r->Complete(why);  // a busy wire still calls back; the request stays until it does
+  pool_.ForEachInUse([&](Request& r) {
+    if (!FailsWith(r, world_peer)) return;
+    if (r.posted) ContextOf(r.context).queue.Unpost(&r);
+    r.Complete(why);  // a busy wire still calls back; the request stays until it does
     ++failed_requests;
-  }
+  });
   GR_LOG(Warn, P2p) << why.message() << "; failing " << failed_requests << " pending point-to-point request(s)";
 }
 
@@ -56,18 +56,18 @@ Status Engine::DeadSourceError(const ContextState& context, int source, int sour
 
 void Engine::CancelLocked(Request* r, const Status& why) {
   if (r->complete) return;
-  if (r->posted) contexts_[r->context].queue.Unpost(r);
+  if (r->posted) ContextOf(r->context).queue.Unpost(r);
   r->Complete(why);
 }
 
 int Engine::CancelAll(const Status& why) {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
+  Lock lock(mu_);
   int cancelled = 0;
-  for (auto& [key, owned] : requests_) {
-    if (owned->complete) continue;
-    CancelLocked(owned.get(), why);
+  pool_.ForEachInUse([&](Request& r) {
+    if (r.complete) return;
+    CancelLocked(&r, why);
     ++cancelled;
-  }
+  });
   return cancelled;
 }
 

@@ -1,5 +1,6 @@
 // Arrivals and matching: wire callbacks, unexpected messages, payload fetches
-// (see engine.h). Every function here runs with the engine lock held.
+// (see engine.h). Every function here runs with the engine lock held (wires
+// call back only from inside the engine's calls).
 #include <algorithm>
 #include <cstring>
 
@@ -10,14 +11,13 @@
 namespace gpurun::p2p {
 
 void Engine::OnEager(int world_source, const MatchHeader& header, std::span<const std::byte> payload) {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
   MatchHeader h = header;
   if (h.bytes != payload.size()) {
     GR_LOG(Warn, P2p) << "wire delivered " << payload.size() << " bytes for a message of " << h.bytes
                       << " from world rank " << world_source << "; using the delivered size";
     h.bytes = payload.size();
   }
-  ContextState& state = contexts_[h.context];
+  ContextState& state = ContextOf(h.context);
   if (Request* r = state.queue.TakePosted(h)) {
     r->posted = false;
     r->matched_world = world_source;
@@ -34,8 +34,7 @@ void Engine::OnEager(int world_source, const MatchHeader& header, std::span<cons
 }
 
 void Engine::OnPending(int world_source, const MatchHeader& header, std::unique_ptr<PendingPayload> payload) {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
-  ContextState& state = contexts_[header.context];
+  ContextState& state = ContextOf(header.context);
   if (Request* r = state.queue.TakePosted(header)) {
     r->posted = false;
     r->matched_world = world_source;
@@ -47,6 +46,22 @@ void Engine::OnPending(int world_source, const MatchHeader& header, std::unique_
   message.header = header;
   message.pending = std::move(payload);
   state.queue.Enqueue(std::move(message));
+}
+
+// A blocking receive whose message is here already as an eager payload that
+// fits: copied and done without a request. False (nothing done) otherwise.
+bool Engine::TryReceiveArrived(ContextState& state, const RecvArgs& args, grStatus_t* status) {
+  if (state.queue.unexpected_count() == 0) return false;
+  const Unexpected* m = state.queue.PeekUnexpected(args.source, args.tag);
+  if (m == nullptr || m->pending != nullptr || m->header.bytes > args.capacity) return false;
+  std::optional<Unexpected> message = state.queue.TakeUnexpected(args.source, args.tag);  // that same one
+  const size_t n = message->header.bytes;
+  if (n > 0) std::memcpy(args.data, message->data.data(), n);
+  if (status != nullptr) {
+    const size_t count = args.type_size == 0 ? 0 : n / args.type_size;
+    *status = grStatus_t{message->header.source, message->header.tag, grSuccess, n, count};
+  }
+  return true;
 }
 
 void Engine::Consume(Request* r, Unexpected message) {
@@ -61,25 +76,27 @@ void Engine::Consume(Request* r, Unexpected message) {
 }
 
 void Engine::StartFetch(Request* r, const MatchHeader& header, std::unique_ptr<PendingPayload> payload) {
-  const size_t n = std::min<size_t>(header.bytes, r->bytes);
+  r->matched = header;
   r->payload = std::move(payload);
   r->wire_busy = true;
-  r->payload->Fetch(r->data, n, [this, r, header, n](const Status& result) {
-    std::lock_guard<std::recursive_mutex> lock(mu_);
-    r->wire_busy = false;
-    if (!r->complete) {
-      if (result.ok()) {
-        r->CompleteReceive(header, n);
-      } else {
-        r->Complete(result);
-      }
+  // Two pointers: the completion fits std::function's inline storage.
+  r->payload->Fetch(r->data, std::min<size_t>(header.bytes, r->bytes),
+                    [this, r](const Status& result) { OnFetchDone(r, result); });
+}
+
+void Engine::OnFetchDone(Request* r, const Status& result) {
+  r->wire_busy = false;
+  if (!r->complete) {
+    if (result.ok()) {
+      r->CompleteReceive(r->matched, std::min<size_t>(r->matched.bytes, r->bytes));
+    } else {
+      r->Complete(result);
     }
-    if (r->released) reap_.push_back(r);
-  });
+  }
+  if (r->released) reap_.push_back(r);
 }
 
 void Engine::OnSendDone(Request* r, const Status& result) {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
   r->wire_busy = false;
   if (!r->complete) r->Complete(result);
   if (r->released) reap_.push_back(r);

@@ -1,7 +1,7 @@
 // Progress and the blocking and nonblocking completion calls: Wait, Test,
 // WaitAny, WaitAll, Probe (see engine.h).
+#include <algorithm>
 #include <sstream>
-#include <unordered_set>
 
 #include "p2p/backoff.h"
 #include "p2p/engine.h"
@@ -12,11 +12,11 @@
 namespace gpurun::p2p {
 namespace {
 
-using Lock = std::lock_guard<std::recursive_mutex>;
-
 // Passes over the wires after a peer death was seen, so that what the peer
 // sent before it died is delivered before its receives are failed.
 constexpr int kDrainPasses = 64;
+// Polls of a blocking call between looks at the clock for GPURUN_TIMEOUT.
+constexpr uint32_t kPollsPerTimeoutCheck = 64;
 
 std::string Seconds(double s) {
   std::ostringstream out;
@@ -35,11 +35,23 @@ Status NotLive() { return InvalidArgument("not a live request (already completed
 }  // namespace
 
 StatusOr<int> Engine::ProgressLocked() {
-  std::vector<PeerMonitor::Death> deaths;
-  if (monitor_) deaths = monitor_->Poll();
-  const int passes = deaths.empty() ? 1 : kDrainPasses;
+  if (monitor_ != nullptr && monitor_->Due()) {
+    std::vector<PeerMonitor::Death> deaths = monitor_->Poll();
+    if (!deaths.empty()) return ProgressAfterDeaths(deaths);
+  }
   int events = 0;
-  for (int pass = 0; pass < passes; ++pass) {
+  for (auto& wire : wires_) {
+    StatusOr<int> handled = wire->Progress();
+    if (!handled.ok()) return handled.status().WithContext(std::string(wire->name()) + " wire");
+    events += *handled;
+  }
+  if (!reap_.empty()) ReapLocked();
+  return events;
+}
+
+StatusOr<int> Engine::ProgressAfterDeaths(const std::vector<PeerMonitor::Death>& deaths) {
+  int events = 0;
+  for (int pass = 0; pass < kDrainPasses; ++pass) {
     int n = 0;
     for (auto& wire : wires_) {
       StatusOr<int> handled = wire->Progress();
@@ -54,23 +66,28 @@ StatusOr<int> Engine::ProgressLocked() {
   return events + static_cast<int>(deaths.size());
 }
 
-Status Engine::PollUntil(const std::function<bool()>& done, const std::function<std::string()>& what) {
+// Polls until done() (called with the lock held); the lock is released only
+// during the pauses between polls. The parameters are read, and the clock
+// started, only once the first poll did not do.
+template <typename Done, typename What>
+Status Engine::PollUntil(Lock& lock, Done&& done, What&& what) {
+  if (done()) return OkStatus();
+  GR_ASSIGN_OR_RETURN(int events, ProgressLocked());
+  if (done()) return OkStatus();
   const double timeout_s = params::kTimeout.Get();
-  const auto start = std::chrono::steady_clock::now();
-  Backoff backoff = Backoff::FromParams();
-  for (;;) {
-    {
-      Lock lock(mu_);
-      if (done()) return OkStatus();
-      GR_ASSIGN_OR_RETURN(int events, ProgressLocked());
-      if (done()) return OkStatus();
-      if (events > 0) backoff.Reset();
-      const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - start;
-      if (timeout_s > 0 && waited.count() >= timeout_s) {
-        return TimeoutError(what() + " timed out after " + Seconds(timeout_s) + " s");
-      }
+  const auto start = Backoff::Clock::now();
+  Backoff backoff(Backoff::PolicyFromParams());
+  for (uint32_t polls = 1;; ++polls) {
+    if (events > 0) backoff.Reset();
+    if (polls % kPollsPerTimeoutCheck == 0 && timeout_s > 0) {
+      const std::chrono::duration<double> waited = Backoff::Clock::now() - start;
+      if (waited.count() >= timeout_s) return TimeoutError(what() + " timed out after " + Seconds(timeout_s) + " s");
     }
+    lock.unlock();
     backoff.Pause();
+    lock.lock();
+    GR_ASSIGN_OR_RETURN(events, ProgressLocked());
+    if (done()) return OkStatus();
   }
 }
 
@@ -79,19 +96,24 @@ void Engine::Finish(Request* r, grStatus_t* status) {
   Release(r);
 }
 
-Status Engine::Wait(Request* r, grStatus_t* status) {
-  if (!IsLive(r)) return NotLive();
-  Status polled = PollUntil([r] { return r->complete; }, [r] { return r->Describe(); });
-  Lock lock(mu_);
+Status Engine::WaitLocked(Lock& lock, Request* r, grStatus_t* status) {
+  Status polled = PollUntil(
+      lock, [r] { return r->complete; }, [r] { return r->Describe(); });
   if (!polled.ok()) CancelLocked(r, ForRequest(polled, *r));
   Status result = r->error;
   Finish(r, status);
   return result;
 }
 
+Status Engine::Wait(Request* r, grStatus_t* status) {
+  Lock lock(mu_);
+  if (!IsLiveLocked(r)) return NotLive();
+  return WaitLocked(lock, r, status);
+}
+
 Status Engine::Test(Request* r, bool* done, grStatus_t* status) {
   Lock lock(mu_);
-  if (!IsLive(r)) return NotLive();
+  if (!IsLiveLocked(r)) return NotLive();
   if (!r->complete) GR_RETURN_IF_ERROR(ProgressLocked().status());
   *done = r->complete;
   if (!r->complete) return OkStatus();
@@ -100,20 +122,33 @@ Status Engine::Test(Request* r, bool* done, grStatus_t* status) {
   return result;
 }
 
-Status Engine::WaitAny(std::span<Request*> requests, int* index, grStatus_t* status) {
+Status Engine::CheckRequestsLocked(std::span<Request* const> requests, const char* what) const {
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (requests[i] != nullptr && !IsLiveLocked(requests[i])) {
+      return InvalidArgument(std::string(what) + ": requests[" + std::to_string(i) +
+                             "] is not a live request (already completed and freed, or never created)");
+    }
+  }
+  // Repeats: mark each, stop at one already marked, unmark what was marked.
+  size_t marked = 0;
+  while (marked < requests.size() && (requests[marked] == nullptr || !requests[marked]->listed)) {
+    if (requests[marked] != nullptr) requests[marked]->listed = true;
+    ++marked;
+  }
+  for (size_t i = 0; i < marked; ++i) {
+    if (requests[i] != nullptr) requests[i]->listed = false;
+  }
+  return marked == requests.size() ? OkStatus() : InvalidArgument(std::string(what) + ": a request is listed twice");
+}
+
+Status Engine::WaitAny(std::span<Request*> requests, int* index, grStatus_t* status, const char* what) {
   *index = -1;
-  {
-    Lock lock(mu_);
-    int live = 0;
-    for (Request* r : requests) {
-      if (r == nullptr) continue;
-      if (!IsLive(r)) return NotLive();
-      ++live;
-    }
-    if (live == 0) {
-      if (status != nullptr) *status = EmptyStatus();
-      return OkStatus();
-    }
+  Lock lock(mu_);
+  GR_RETURN_IF_ERROR(CheckRequestsLocked(requests, what));
+  const auto live = std::count_if(requests.begin(), requests.end(), [](const Request* r) { return r != nullptr; });
+  if (live == 0) {
+    if (status != nullptr) *status = EmptyStatus();
+    return OkStatus();
   }
   int found = -1;
   auto any_done = [&] {
@@ -125,14 +160,13 @@ Status Engine::WaitAny(std::span<Request*> requests, int* index, grStatus_t* sta
     }
     return false;
   };
-  auto what = [&] {
+  auto describe = [&] {
     for (Request* r : requests) {
       if (r != nullptr) return "waiting for any of several requests, the first " + r->Describe() + ",";
     }
     return std::string("waiting for any request");
   };
-  Status polled = PollUntil(any_done, what);
-  Lock lock(mu_);
+  Status polled = PollUntil(lock, any_done, describe);
   if (!polled.ok()) {
     for (Request*& r : requests) {
       if (r == nullptr) continue;
@@ -149,25 +183,19 @@ Status Engine::WaitAny(std::span<Request*> requests, int* index, grStatus_t* sta
   return result;
 }
 
-Status Engine::WaitAll(std::span<Request*> requests, grStatus_t* statuses) {
-  {
-    Lock lock(mu_);
-    std::unordered_set<const Request*> seen;
-    for (Request* r : requests) {
-      if (r == nullptr) continue;
-      if (!IsLive(r)) return NotLive();
-      if (!seen.insert(r).second) return InvalidArgument("the same request is listed twice");
-    }
-  }
+Status Engine::WaitAll(std::span<Request*> requests, grStatus_t* statuses, const char* what) {
+  Lock lock(mu_);
+  GR_RETURN_IF_ERROR(CheckRequestsLocked(requests, what));
+  // Requests complete for good, so the scan resumes where it stopped.
+  size_t next = 0;
   auto first_pending = [&]() -> Request* {
-    for (Request* r : requests) {
-      if (r != nullptr && !r->complete) return r;
+    for (; next < requests.size(); ++next) {
+      if (requests[next] != nullptr && !requests[next]->complete) return requests[next];
     }
     return nullptr;
   };
-  const Status polled =
-      PollUntil([&] { return first_pending() == nullptr; }, [&] { return first_pending()->Describe(); });
-  Lock lock(mu_);
+  const Status polled = PollUntil(
+      lock, [&] { return first_pending() == nullptr; }, [&] { return first_pending()->Describe(); });
   Status first_error;
   for (size_t i = 0; i < requests.size(); ++i) {
     Request*& r = requests[i];
@@ -185,24 +213,21 @@ Status Engine::WaitAll(std::span<Request*> requests, grStatus_t* statuses) {
 
 Status Engine::Probe(uint32_t context, int source, int tag, bool block, bool* found, grStatus_t* status,
                      const char* what) {
-  int source_world = -1;
-  {
-    Lock lock(mu_);
-    auto it = contexts_.find(context);
-    if (it == contexts_.end() || !it->second.declared) {
-      return InvalidArgument(std::string(what) + ": context " + std::to_string(context) + " is not in use");
-    }
-    const std::vector<int>& members = it->second.members;
-    if (source != GR_ANY_SOURCE && (source < 0 || source >= static_cast<int>(members.size()))) {
-      return InvalidArgument(std::string(what) + ": source " + std::to_string(source) + " is not a member");
-    }
-    if (source != GR_ANY_SOURCE) source_world = members[source];
+  Lock lock(mu_);
+  const ContextState* declared = FindContext(context);
+  if (declared == nullptr || !declared->declared) {
+    return InvalidArgument(std::string(what) + ": context " + std::to_string(context) + " is not in use");
   }
+  const std::vector<int>& members = declared->members;
+  if (source != GR_ANY_SOURCE && (source < 0 || source >= static_cast<int>(members.size()))) {
+    return InvalidArgument(std::string(what) + ": source " + std::to_string(source) + " is not a member");
+  }
+  const int source_world = source == GR_ANY_SOURCE ? -1 : members[source];
   grStatus_t hit{};
   bool matched = false;
   Status dead;
   auto look = [&] {
-    ContextState& state = contexts_[context];
+    ContextState& state = ContextOf(context);
     if (const Unexpected* m = state.queue.PeekUnexpected(source, tag)) {
       const size_t bytes = m->header.bytes;
       hit = grStatus_t{m->header.source, m->header.tag, grSuccess, bytes, bytes};
@@ -214,9 +239,8 @@ Status Engine::Probe(uint32_t context, int source, int tag, bool block, bool* fo
   };
   Status polled;
   if (block) {
-    polled = PollUntil(look, [&] { return DescribeOperation(what, false, source, source_world, tag, context); });
+    polled = PollUntil(lock, look, [&] { return DescribeOperation(what, false, source, source_world, tag, context); });
   } else {
-    Lock lock(mu_);
     polled = ProgressLocked().status();
     if (polled.ok()) look();
   }

@@ -16,6 +16,7 @@ class LoopbackWire final : public Wire {
   const char* name() const override { return "self"; }
   bool Reaches(int world_peer) const override { return world_peer == world_rank_; }
   Status Send(int world_peer, const MatchHeader& header, const void* data, Completion done) override;
+  bool TrySend(int world_peer, const MatchHeader& header, const void* data) override;
   StatusOr<int> Progress() override { return 0; }
   void Shutdown(const Status& /*why*/) override {}
 

@@ -6,32 +6,20 @@
 namespace gpurun::p2p {
 
 bool MatchQueue::Unpost(Request* request) {
-  auto it = std::find(posted_.begin(), posted_.end(), request);
-  if (it == posted_.end()) return false;
-  posted_.erase(it);
+  if (request->queue_prev == nullptr && posted_head_ != request) return false;
+  Unlink(request);
   return true;
-}
-
-Request* MatchQueue::TakePosted(const MatchHeader& header) {
-  for (auto it = posted_.begin(); it != posted_.end(); ++it) {
-    if (Matches((*it)->peer, (*it)->tag, header)) {
-      Request* request = *it;
-      posted_.erase(it);
-      return request;
-    }
-  }
-  return nullptr;
 }
 
 std::vector<Request*> MatchQueue::TakePostedIf(const std::function<bool(const Request&)>& pred) {
   std::vector<Request*> taken;
-  for (auto it = posted_.begin(); it != posted_.end();) {
-    if (pred(**it)) {
-      taken.push_back(*it);
-      it = posted_.erase(it);
-    } else {
-      ++it;
+  for (Request* r = posted_head_; r != nullptr;) {
+    Request* next = r->queue_next;
+    if (pred(*r)) {
+      Unlink(r);
+      taken.push_back(r);
     }
+    r = next;
   }
   return taken;
 }

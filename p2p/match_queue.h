@@ -3,7 +3,10 @@
 // matched them ("unexpected"). Both are kept in order (post order, arrival
 // order) and searched from the oldest entry, which together with wires that
 // deliver one sender's messages in send order gives MPI's non-overtaking rule
-// per (source, tag, context). Pure data structure: no wires, no locking.
+// per (source, tag, context). Posted receives are linked through the
+// requests themselves (Request::queue_prev/next), so posting and unposting
+// allocate nothing and unposting takes constant time. Pure data structure: no
+// wires, no locking.
 #ifndef GPURUN_P2P_MATCH_QUEUE_H_
 #define GPURUN_P2P_MATCH_QUEUE_H_
 
@@ -36,12 +39,27 @@ inline bool Matches(int source, int tag, const MatchHeader& header) {
 
 class MatchQueue {
  public:
-  // Appends a receive to the posted queue.
-  void Post(Request* request) { posted_.push_back(request); }
-  // Removes a posted receive; false if it is not in the queue.
+  // Appends a receive (in no posted queue) to the posted queue.
+  void Post(Request* request) {
+    request->queue_prev = posted_tail_;
+    request->queue_next = nullptr;
+    (posted_tail_ != nullptr ? posted_tail_->queue_next : posted_head_) = request;
+    posted_tail_ = request;
+    ++posted_count_;
+  }
+  // Removes a posted receive; false if it is not in the queue (`request` must
+  // be in this queue or in none).
   bool Unpost(Request* request);
   // Removes and returns the oldest posted receive that takes `header`, or null.
-  Request* TakePosted(const MatchHeader& header);
+  Request* TakePosted(const MatchHeader& header) {
+    for (Request* r = posted_head_; r != nullptr; r = r->queue_next) {
+      if (Matches(r->peer, r->tag, header)) {
+        Unlink(r);
+        return r;
+      }
+    }
+    return nullptr;
+  }
   // Removes and returns every posted receive for which `pred` holds.
   std::vector<Request*> TakePostedIf(const std::function<bool(const Request&)>& pred);
 
@@ -51,11 +69,20 @@ class MatchQueue {
   std::optional<Unexpected> TakeUnexpected(int source, int tag);
   const Unexpected* PeekUnexpected(int source, int tag) const;
 
-  size_t posted_count() const { return posted_.size(); }
+  size_t posted_count() const { return posted_count_; }
   size_t unexpected_count() const { return unexpected_.size(); }
 
  private:
-  std::list<Request*> posted_;        // oldest first
+  void Unlink(Request* r) {
+    (r->queue_prev != nullptr ? r->queue_prev->queue_next : posted_head_) = r->queue_next;
+    (r->queue_next != nullptr ? r->queue_next->queue_prev : posted_tail_) = r->queue_prev;
+    r->queue_prev = r->queue_next = nullptr;
+    --posted_count_;
+  }
+
+  Request* posted_head_ = nullptr;  // oldest first
+  Request* posted_tail_ = nullptr;
+  size_t posted_count_ = 0;
   std::list<Unexpected> unexpected_;  // oldest first
 };
 

@@ -24,34 +24,41 @@ std::string Request::Describe() const {
   return DescribeOperation(what, kind == RequestKind::kSend, peer, peer_world, tag, context);
 }
 
+void Request::Reset() {
+  kind = RequestKind::kRecv;
+  what = "";
+  context = 0;
+  peer = 0;
+  peer_world = 0;
+  tag = 0;
+  data = nullptr;
+  bytes = 0;
+  type_size = 1;
+  posted = complete = wire_busy = released = false;
+  matched_world = -1;
+  if (!error.ok()) error = OkStatus();
+  status = grStatus_t{GR_ANY_SOURCE, GR_ANY_TAG, grSuccess, 0, 0};
+  payload.reset();
+}
+
 void Request::Complete(const Status& result) {
   complete = true;
   posted = false;
+  status.error = result.code();
   if (result.ok()) {
-    error = result;
-  } else {
-    const std::string prefix = Describe();
-    const bool has_prefix = std::string_view(result.message()).starts_with(prefix);
-    error = has_prefix ? result : result.WithContext(prefix);
-  }
-  status.error = error.code();
-}
-
-void Request::CompleteReceive(const MatchHeader& header, size_t written) {
-  status.source = header.source;
-  status.tag = header.tag;
-  status.bytes = written;
-  status.count = type_size == 0 ? 0 : written / type_size;
-  if (header.bytes <= bytes) {
-    Complete(OkStatus());
+    if (!error.ok()) error = result;  // normally OK already: nothing to copy
     return;
   }
+  const std::string prefix = Describe();
+  const bool has_prefix = std::string_view(result.message()).starts_with(prefix);
+  error = has_prefix ? result : result.WithContext(prefix);
+}
+
+void Request::CompleteTruncated(const MatchHeader& header, size_t written) {
   Complete(Status(grTruncated, "the message from rank " + std::to_string(header.source) + " tag " +
                                    std::to_string(header.tag) + " has " + std::to_string(header.bytes) +
                                    " bytes but the receive buffer holds " + std::to_string(bytes) +
                                    "; only the first " + std::to_string(written) + " were stored"));
 }
-
-grStatus_t EmptyStatus(grResult_t error) { return grStatus_t{GR_ANY_SOURCE, GR_ANY_TAG, error, 0, 0}; }
 
 }  // namespace gpurun::p2p

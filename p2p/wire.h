@@ -68,6 +68,12 @@ class Wire {
   // Messages to one peer arrive in the order Send was called. If Send returns
   // an error, `done` is never called (the engine then owns the request alone).
   virtual Status Send(int world_peer, const MatchHeader& header, const void* data, Completion done) = 0;
+  // Sends the message only if that finishes at once, without waiting and
+  // without a completion (shm: an eager message, room in the ring, nothing
+  // queued before it): true means it is on its way in order and `data` may be
+  // reused; false means nothing happened and the caller uses Send. The
+  // engine's fast path for eager sends; the default never takes it.
+  virtual bool TrySend(int /*world_peer*/, const MatchHeader& /*header*/, const void* /*data*/) { return false; }
   // Moves pending traffic in both directions and delivers arrivals to the
   // sink. Returns the number of events handled (0 when idle).
   virtual StatusOr<int> Progress() = 0;

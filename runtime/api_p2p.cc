@@ -11,6 +11,7 @@
 #include "gpurun/gpurun.h"
 #include "p2p/engine.h"
 #include "p2p/request.h"
+#include "runtime/context.h"
 #include "runtime/global_context.h"
 #include "runtime/last_error.h"
 #include "runtime/p2p_args.h"
@@ -43,12 +44,39 @@ StatusOr<Started<p2p::RecvArgs>> CheckRecv(void* buf, size_t count, grDataType_t
   return Started<p2p::RecvArgs>{&c->context->engine(), args};
 }
 
-// Waits for `request` and fills *status (unless GR_STATUS_IGNORE).
-Status WaitAndFill(p2p::Engine& engine, p2p::Request* request, grStatus_t* status) {
-  grStatus_t filled;
-  Status result = engine.Wait(request, &filled);
-  if (status != GR_STATUS_IGNORE) *status = filled;
-  return result;
+// The engine and checked arguments (*args) of a send: the common, valid case
+// without building a Status; otherwise null with *error saying what is wrong
+// (prefixed with `what`).
+p2p::Engine* SendArgsOf(const void* buf, size_t count, grDataType_t type, int dest, int tag, grComm_t comm,
+                        grStream_t stream, const char* what, p2p::SendArgs* args, Status* error) {
+  Context* ctx = CurrentContext();
+  if (ctx != nullptr && comm != nullptr && stream == GR_STREAM_HOST && ctx->IsLive(comm) &&
+      QuickSendArgs(*comm, buf, count, type, dest, tag, what, args)) {
+    return &ctx->engine();
+  }
+  auto checked = CheckSend(buf, count, type, dest, tag, comm, stream, what);
+  if (!checked.ok()) {
+    *error = checked.status().WithContext(what);
+    return nullptr;
+  }
+  *args = checked->args;
+  return checked->engine;
+}
+
+p2p::Engine* RecvArgsOf(void* buf, size_t count, grDataType_t type, int source, int tag, grComm_t comm,
+                        grStream_t stream, const char* what, p2p::RecvArgs* args, Status* error) {
+  Context* ctx = CurrentContext();
+  if (ctx != nullptr && comm != nullptr && stream == GR_STREAM_HOST && ctx->IsLive(comm) &&
+      QuickRecvArgs(*comm, buf, count, type, source, tag, what, args)) {
+    return &ctx->engine();
+  }
+  auto checked = CheckRecv(buf, count, type, source, tag, comm, stream, what);
+  if (!checked.ok()) {
+    *error = checked.status().WithContext(what);
+    return nullptr;
+  }
+  *args = checked->args;
+  return checked->engine;
 }
 
 // Probe and Iprobe: argument errors are prefixed with `what`; the engine's
@@ -79,28 +107,30 @@ namespace p2p = gpurun::p2p;
 
 extern "C" grResult_t grSend(const void* buf, size_t count, grDataType_t type, int dest, int tag, grComm_t comm,
                              grStream_t stream) {
-  auto send = gpurun::CheckSend(buf, count, type, dest, tag, comm, stream, "grSend");
-  if (!send.ok()) return ToResult(send.status().WithContext("grSend"));
-  auto request = send->engine->Isend(send->args);
-  if (!request.ok()) return ToResult(request.status());
-  return ToResult(send->engine->Wait(*request, nullptr));
+  p2p::SendArgs args;
+  gpurun::Status error;
+  p2p::Engine* engine = gpurun::SendArgsOf(buf, count, type, dest, tag, comm, stream, "grSend", &args, &error);
+  if (engine == nullptr) return ToResult(error);
+  return ToResult(engine->Send(args));
 }
 
 extern "C" grResult_t grRecv(void* buf, size_t count, grDataType_t type, int source, int tag, grComm_t comm,
                              grStatus_t* status, grStream_t stream) {
-  auto recv = gpurun::CheckRecv(buf, count, type, source, tag, comm, stream, "grRecv");
-  if (!recv.ok()) return ToResult(recv.status().WithContext("grRecv"));
-  auto request = recv->engine->Irecv(recv->args);
-  if (!request.ok()) return ToResult(request.status());
-  return ToResult(gpurun::WaitAndFill(*recv->engine, *request, status));
+  p2p::RecvArgs args;
+  gpurun::Status error;
+  p2p::Engine* engine = gpurun::RecvArgsOf(buf, count, type, source, tag, comm, stream, "grRecv", &args, &error);
+  if (engine == nullptr) return ToResult(error);
+  return ToResult(engine->Recv(args, status));
 }
 
 extern "C" grResult_t grIsend(const void* buf, size_t count, grDataType_t type, int dest, int tag, grComm_t comm,
                               grStream_t stream, grRequest_t* request) {
   if (request == nullptr) return ToResult(gpurun::InvalidArgument("grIsend: request is null"));
-  auto send = gpurun::CheckSend(buf, count, type, dest, tag, comm, stream, "grIsend");
-  if (!send.ok()) return ToResult(send.status().WithContext("grIsend"));
-  auto started = send->engine->Isend(send->args);
+  p2p::SendArgs args;
+  gpurun::Status error;
+  p2p::Engine* engine = gpurun::SendArgsOf(buf, count, type, dest, tag, comm, stream, "grIsend", &args, &error);
+  if (engine == nullptr) return ToResult(error);
+  auto started = engine->Isend(args);
   if (!started.ok()) return ToResult(started.status());
   *request = gpurun::ToHandle(*started);
   return ToResult(gpurun::OkStatus());
@@ -109,9 +139,11 @@ extern "C" grResult_t grIsend(const void* buf, size_t count, grDataType_t type, 
 extern "C" grResult_t grIrecv(void* buf, size_t count, grDataType_t type, int source, int tag, grComm_t comm,
                               grStream_t stream, grRequest_t* request) {
   if (request == nullptr) return ToResult(gpurun::InvalidArgument("grIrecv: request is null"));
-  auto recv = gpurun::CheckRecv(buf, count, type, source, tag, comm, stream, "grIrecv");
-  if (!recv.ok()) return ToResult(recv.status().WithContext("grIrecv"));
-  auto started = recv->engine->Irecv(recv->args);
+  p2p::RecvArgs args;
+  gpurun::Status error;
+  p2p::Engine* engine = gpurun::RecvArgsOf(buf, count, type, source, tag, comm, stream, "grIrecv", &args, &error);
+  if (engine == nullptr) return ToResult(error);
+  auto started = engine->Irecv(args);
   if (!started.ok()) return ToResult(started.status());
   *request = gpurun::ToHandle(*started);
   return ToResult(gpurun::OkStatus());

@@ -4,6 +4,7 @@
 // finishing them here.) Argument errors leave every output untouched; the
 // status of a completed operation is filled also when the operation failed.
 #include <algorithm>
+#include <span>
 #include <vector>
 
 #include "gpurun/gpurun.h"
@@ -24,24 +25,40 @@ StatusOr<p2p::Engine*> CurrentEngine() {
   return &ctx->engine();
 }
 
-// The engine's requests behind `handles`, each null or live, none twice.
-StatusOr<std::vector<p2p::Request*>> LiveRequests(p2p::Engine& engine, int count, const grRequest_t* handles) {
+// The engine's view of a handle array: the requests behind `handles`, kept on
+// the stack for the usual short lists.
+class RequestList {
+ public:
+  RequestList(int count, const grRequest_t* handles) : count_(static_cast<size_t>(count)) {
+    if (count_ > kInline) heap_.resize(count_);
+    p2p::Request** out = data();
+    for (size_t i = 0; i < count_; ++i) out[i] = FromHandle(handles[i]);
+  }
+  std::span<p2p::Request*> span() { return {data(), count_}; }
+
+ private:
+  static constexpr size_t kInline = 64;
+  p2p::Request** data() { return count_ > kInline ? heap_.data() : inline_; }
+
+  size_t count_;
+  p2p::Request* inline_[kInline];
+  std::vector<p2p::Request*> heap_;
+};
+
+// Checks a (count, handles) pair; the engine checks the requests themselves.
+Status CheckCount(int count, const grRequest_t* handles) {
   if (count < 0) return InvalidArgument("count " + std::to_string(count) + " is negative");
   if (count > 0 && handles == nullptr) return InvalidArgument("requests is null but count is " + std::to_string(count));
-  std::vector<p2p::Request*> requests(count);
-  std::transform(handles, handles + count, requests.begin(), FromHandle);
-  for (int i = 0; i < count; ++i) {
-    if (requests[i] != nullptr && !engine.IsLive(requests[i])) {
-      return InvalidArgument("requests[" + std::to_string(i) +
-                             "] is not a live request (already completed and freed, or never created)");
-    }
+  return OkStatus();
+}
+
+// Nulls the handles whose requests the engine freed (and nulled in `list`);
+// after an argument error that is none.
+void CopyBackNulls(RequestList& list, grRequest_t* handles) {
+  std::span<p2p::Request*> requests = list.span();
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (requests[i] == nullptr) handles[i] = GR_REQUEST_NULL;
   }
-  std::vector<p2p::Request*> sorted = requests;
-  std::sort(sorted.begin(), sorted.end());
-  for (size_t i = 1; i < sorted.size(); ++i) {
-    if (sorted[i] != nullptr && sorted[i] == sorted[i - 1]) return InvalidArgument("a request is listed twice");
-  }
-  return requests;
 }
 
 }  // namespace
@@ -73,12 +90,12 @@ extern "C" grResult_t grWait(grRequest_t* request, grStatus_t* status) {
 extern "C" grResult_t grWaitall(int count, grRequest_t* requests, grStatus_t* statuses) {
   auto engine = gpurun::CurrentEngine();
   if (!engine.ok()) return ToResult(engine.status().WithContext("grWaitall"));
-  auto live = gpurun::LiveRequests(**engine, count, requests);
-  if (!live.ok()) return ToResult(live.status().WithContext("grWaitall"));
-  std::vector<grStatus_t> filled(count);
-  const gpurun::Status result = (*engine)->WaitAll(*live, filled.data());
-  std::fill(requests, requests + count, GR_REQUEST_NULL);
-  if (statuses != GR_STATUSES_IGNORE) std::copy(filled.begin(), filled.end(), statuses);
+  if (gpurun::Status bad = gpurun::CheckCount(count, requests); !bad.ok()) {
+    return ToResult(bad.WithContext("grWaitall"));
+  }
+  gpurun::RequestList list(count, requests);
+  const gpurun::Status result = (*engine)->WaitAll(list.span(), statuses, "grWaitall");
+  gpurun::CopyBackNulls(list, requests);
   return ToResult(result);
 }
 
@@ -86,15 +103,15 @@ extern "C" grResult_t grWaitany(int count, grRequest_t* requests, int* index, gr
   if (index == nullptr) return ToResult(gpurun::InvalidArgument("grWaitany: index is null"));
   auto engine = gpurun::CurrentEngine();
   if (!engine.ok()) return ToResult(engine.status().WithContext("grWaitany"));
-  auto live = gpurun::LiveRequests(**engine, count, requests);
-  if (!live.ok()) return ToResult(live.status().WithContext("grWaitany"));
+  if (gpurun::Status bad = gpurun::CheckCount(count, requests); !bad.ok()) {
+    return ToResult(bad.WithContext("grWaitany"));
+  }
+  gpurun::RequestList list(count, requests);
   int done = -1;
   grStatus_t filled = p2p::EmptyStatus();
-  const gpurun::Status result = (*engine)->WaitAny(*live, &done, &filled);
+  const gpurun::Status result = (*engine)->WaitAny(list.span(), &done, &filled, "grWaitany");
   // The engine nulled what it freed: one request, or all of them on a timeout.
-  for (int i = 0; i < count; ++i) {
-    if ((*live)[i] == nullptr) requests[i] = GR_REQUEST_NULL;
-  }
+  gpurun::CopyBackNulls(list, requests);
   if (done < 0 && !result.ok()) return ToResult(result);
   *index = done;
   if (status != GR_STATUS_IGNORE) *status = filled;

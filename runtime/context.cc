@@ -4,6 +4,7 @@
 #include <chrono>
 #include <numeric>
 
+#include "coll/tuner/override.h"
 #include "runtime/base/log.h"
 #include "runtime/base/param_table.h"
 
@@ -11,6 +12,7 @@ namespace gpurun {
 
 StatusOr<std::unique_ptr<Context>> Context::Create() {
   GR_RETURN_IF_ERROR(ParamRegistry::Global().Load(ProcessEnv()));
+  GR_RETURN_IF_ERROR(coll::LoadCollOverride().status());  // GPURUN_ALGO / GPURUN_PROTO grammar
   Logger::ConfigureFromParams();
   for (const std::string& name : params::UnknownGpurunVariables()) {
     GR_LOG(Warn, Env) << name << " is set but is not a gpurun parameter (gpurun --print-params lists them)";
@@ -80,8 +82,7 @@ Status Context::Finalize() {
   return OkStatus();
 }
 
-bool Context::IsLive(const grComm* comm) const {
-  if (comm == &world_) return true;
+bool Context::IsLiveSplit(const grComm* comm) const {
   std::lock_guard<std::mutex> lock(comms_mu_);
   return comms_.contains(comm);
 }

@@ -53,7 +53,7 @@ class Context {
 
   // Whether `comm` is the world or a live communicator made by split/dup.
   // Compares the pointer only: safe on a dangling handle.
-  bool IsLive(const grComm* comm) const;
+  bool IsLive(const grComm* comm) const { return comm == &world_ || IsLiveSplit(comm); }
   // Takes ownership of a new communicator and declares its two contexts to
   // the engine.
   StatusOr<grComm*> AdoptComm(std::unique_ptr<grComm> comm);
@@ -69,6 +69,7 @@ class Context {
  private:
   explicit Context(std::unique_ptr<Bootstrap> bootstrap) : bootstrap_(std::move(bootstrap)) {}
   Status CreateEngine(const EngineFactory& make_engine);
+  bool IsLiveSplit(const grComm* comm) const;  // IsLive for any but the world
 
   std::unique_ptr<Bootstrap> bootstrap_;
   std::vector<PeerInfo> peers_;

@@ -6,13 +6,21 @@
 namespace gpurun {
 namespace {
 thread_local std::string t_last_error;
+// Whether t_last_error may be non-empty. A plain flag, so that the success
+// path of every call (the hot one) tests it without touching the string, whose
+// thread-local access goes through an initialisation wrapper.
+thread_local bool t_has_error = false;
 }  // namespace
 
 grResult_t ToResult(const Status& status) {
   if (status.ok()) {
-    t_last_error.clear();
+    if (t_has_error) {
+      t_last_error.clear();
+      t_has_error = false;
+    }
   } else {
     t_last_error = status.message();
+    t_has_error = true;
   }
   return status.code();
 }

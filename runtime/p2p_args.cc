@@ -7,15 +7,10 @@
 namespace gpurun {
 namespace {
 
-struct TypeInfo {
-  const char* name;
-  size_t size;
-};
-
 // Indexed by grDataType_t.
-constexpr TypeInfo kTypes[grNumDataTypes] = {
-    {"grInt8", 1},   {"grUint8", 1},   {"grInt32", 4},   {"grUint32", 4},  {"grInt64", 8},
-    {"grUint64", 8}, {"grFloat16", 2}, {"grFloat32", 4}, {"grFloat64", 8}, {"grBfloat16", 2},
+constexpr const char* kTypeNames[grNumDataTypes] = {
+    "grInt8",   "grUint8",   "grInt32",   "grUint32",  "grInt64",
+    "grUint64", "grFloat16", "grFloat32", "grFloat64", "grBfloat16",
 };
 
 bool ValidType(grDataType_t type) { return static_cast<int>(type) >= 0 && type < grNumDataTypes; }
@@ -38,11 +33,11 @@ Status CheckSendTag(int tag) {
 
 StatusOr<size_t> DataTypeSize(grDataType_t type) {
   if (!ValidType(type)) return InvalidArgument(DataTypeName(type) + " is not a grDataType_t");
-  return kTypes[type].size;
+  return internal::kTypeSizes[type];
 }
 
 std::string DataTypeName(grDataType_t type) {
-  if (ValidType(type)) return kTypes[type].name;
+  if (ValidType(type)) return kTypeNames[type];
   return "datatype " + std::to_string(static_cast<int>(type));
 }
 
@@ -91,7 +86,7 @@ StatusOr<p2p::RecvArgs> MakeRecvArgs(const grComm& comm, void* buf, size_t count
   GR_RETURN_IF_ERROR(CheckSource(comm, source));
   GR_RETURN_IF_ERROR(CheckRecvTag(tag));
   const int source_world = source == GR_ANY_SOURCE ? -1 : comm.world_ranks[source];
-  return p2p::RecvArgs{comm.context_id, source, source_world, tag, buf, bytes, kTypes[type].size, what};
+  return p2p::RecvArgs{comm.context_id, source, source_world, tag, buf, bytes, internal::kTypeSizes[type], what};
 }
 
 }  // namespace gpurun

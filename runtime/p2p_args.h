@@ -7,6 +7,7 @@
 #define GPURUN_RUNTIME_P2P_ARGS_H_
 
 #include <cstddef>
+#include <limits>
 
 #include "gpurun/gpurun.h"
 #include "p2p/engine.h"
@@ -36,6 +37,47 @@ StatusOr<p2p::SendArgs> MakeSendArgs(const grComm& comm, const void* buf, size_t
                                      int tag, const char* what);
 StatusOr<p2p::RecvArgs> MakeRecvArgs(const grComm& comm, void* buf, size_t count, grDataType_t type, int source,
                                      int tag, const char* what);
+
+namespace internal {
+
+// Element sizes, indexed by grDataType_t.
+inline constexpr size_t kTypeSizes[grNumDataTypes] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2};
+
+// Bytes of `count` elements of `type`; false for a bad type, an overflow, or
+// a null buffer with something to move.
+inline bool QuickBytes(const void* buf, size_t count, grDataType_t type, size_t* bytes) {
+  if (static_cast<int>(type) < 0 || type >= grNumDataTypes) return false;
+  const size_t size = kTypeSizes[type];
+  if (count > std::numeric_limits<size_t>::max() / size || (buf == nullptr && count > 0)) return false;
+  *bytes = count * size;
+  return true;
+}
+
+}  // namespace internal
+
+// The same checks for the hot path, inline: true with *args filled when every
+// argument is valid, without building a Status; false (and *args
+// unspecified) otherwise, when Make*Args says what is wrong.
+inline bool QuickSendArgs(const grComm& comm, const void* buf, size_t count, grDataType_t type, int dest, int tag,
+                          const char* what, p2p::SendArgs* args) {
+  size_t bytes = 0;
+  if (!internal::QuickBytes(buf, count, type, &bytes) || dest < 0 || dest >= comm.size || tag < 0 || tag > GR_TAG_UB) {
+    return false;
+  }
+  *args = p2p::SendArgs{comm.context_id, comm.rank, dest, comm.world_ranks[dest], tag, buf, bytes, what};
+  return true;
+}
+
+inline bool QuickRecvArgs(const grComm& comm, void* buf, size_t count, grDataType_t type, int source, int tag,
+                          const char* what, p2p::RecvArgs* args) {
+  size_t bytes = 0;
+  if (!internal::QuickBytes(buf, count, type, &bytes)) return false;
+  if (source != GR_ANY_SOURCE && (source < 0 || source >= comm.size)) return false;
+  if (tag != GR_ANY_TAG && (tag < 0 || tag > GR_TAG_UB)) return false;
+  const int source_world = source == GR_ANY_SOURCE ? -1 : comm.world_ranks[source];
+  *args = p2p::RecvArgs{comm.context_id, source, source_world, tag, buf, bytes, internal::kTypeSizes[type], what};
+  return true;
+}
 
 }  // namespace gpurun
 

@@ -1,7 +1,9 @@
 // The cell: the unit that travels through a shared-memory ring. Every cell is
 // a 32-byte CellHeader followed by `length` payload bytes, padded to a whole
 // number of 64-byte cache lines, so a message of up to 32 bytes travels in a
-// single cache line together with its envelope.
+// single cache line together with its envelope. The header's `ready` byte is
+// what the receiver polls (shm_ring.h): it sits in the line the message
+// arrives in, so a small message costs the receiver one cache-line transfer.
 //
 //   kind    what follows                    body words
 //   kEager  the message payload             MatchHeader
@@ -28,7 +30,7 @@ namespace gpurun::p2p::shm {
 
 inline constexpr size_t kCacheLine = 64;
 
-enum class CellKind : uint16_t { kSkip = 1, kEager, kRts, kCts, kFin, kFrag };
+enum class CellKind : uint8_t { kSkip = 1, kEager, kRts, kCts, kFin, kFrag };
 
 // Flags on a kFrag cell.
 inline constexpr uint16_t kLastFragment = 1;
@@ -47,6 +49,7 @@ struct RtsPayload {
 
 struct alignas(32) CellHeader {
   CellKind kind;
+  uint8_t ready;  // set last by the producer, cleared by the consumer (shm_ring.h); never touched by callers
   uint16_t flags;
   uint32_t length;  // payload bytes after the header
   alignas(8) std::byte body[24];

@@ -19,7 +19,7 @@
 namespace gpurun::p2p::shm {
 
 inline constexpr uint64_t kSegmentMagic = 0x67707572756e5348ull;  // "gpurunSH"
-inline constexpr uint32_t kSegmentVersion = 1;
+inline constexpr uint32_t kSegmentVersion = 2;                    // 2: ready byte in every cell, no head counter
 inline constexpr uint64_t kPageBytes = 4096;
 inline constexpr uint64_t kHeaderBytes = kPageBytes;
 

@@ -35,6 +35,12 @@ class ShmSegment {
   ShmSegment& operator=(const ShmSegment&) = delete;
   ~ShmSegment() { Reset(); }
 
+  // Touches every page of [offset, offset + bytes) for writing now (one
+  // store per page of the value already there), so that the first messages
+  // through a ring pay no page faults (~15 us a page, measured in a VM). The
+  // caller makes sure nobody else writes there meanwhile (at creation, before
+  // any rank can send).
+  void Prefault(size_t offset, size_t bytes) const;
   // Removes the name (owner only; no-op otherwise or when already done).
   Status Unlink();
   // Unmaps (and unlinks, if owned and still linked).

@@ -1,6 +1,7 @@
 // ShmWire: sending, progress, failures, shutdown (creation: shm_wire_create.cc).
 #include "p2p/shm/shm_wire.h"
 
+#include <algorithm>
 #include <cstring>
 #include <span>
 #include <utility>
@@ -18,6 +19,11 @@ namespace {
 // Cells taken from one ring per Progress call, so one busy sender cannot
 // starve the others.
 constexpr int kDrainBudget = 64;
+// Consumed bytes of a ring given back within the same drain rather than the
+// next (rings hold at least 128 KiB; shm_layout.h).
+constexpr uint64_t kReleaseAtOnce = uint64_t{16} << 10;
+// Bytes of a cell prefetched as soon as it is seen (the copy streams the rest).
+constexpr uint64_t kPrefetchBytes = 1024;
 // Progress calls between looks at the clock for the liveness check.
 constexpr uint32_t kCheckEvery = 64;
 constexpr auto kCheckInterval = std::chrono::milliseconds(1);
@@ -49,11 +55,22 @@ Status ShmWire::Send(int world_peer, const MatchHeader& header, const void* data
   return OkStatus();
 }
 
+bool ShmWire::TrySend(int world_peer, const MatchHeader& header, const void* data) {
+  const int index = PeerIndex(world_peer);
+  if (index < 0 || shut_down_) return false;
+  ShmPeer& peer = peers_[index];
+  if (peer.failed || header.bytes > peer.eager_limit || !peer.backlog.empty()) return false;
+  return shm::TryPostEager(peer.out, header, data);
+}
+
 StatusOr<int> ShmWire::Progress() {
   int events = 0;
   for (size_t i = 0; i < peers_.size() && !shut_down_; ++i) {
     ShmPeer& peer = peers_[i];
-    events += DrainInbound(peer, static_cast<int>(i));
+    // The room of the cells handled last time goes back now, after whatever
+    // reply they caused has been sent (shm_ring.h says why that matters).
+    peer.in.Release();
+    if (peer.in.Peek() != nullptr) events += DrainInbound(peer, static_cast<int>(i));
     if (peer.HasOutbound() && !shut_down_ && !peer.failed) {
       events += shm::FlushBacklog(peer);
       events += shm::PumpFragments(peer);
@@ -68,11 +85,21 @@ int ShmWire::DrainInbound(ShmPeer& peer, int index) {
   while (handled < kDrainBudget) {
     const CellHeader* cell = peer.in.Peek();
     if (cell == nullptr) break;
-    HandleCell(peer, index, *cell);
+    // Ask for the rest of the cell now: those misses then overlap the matching.
+    const uint64_t cell_bytes = std::min<uint64_t>(shm::CellBytes(cell->length), kPrefetchBytes);
+    for (uint64_t line = shm::kCacheLine; line < cell_bytes; line += shm::kCacheLine) {
+      __builtin_prefetch(reinterpret_cast<const char*>(cell) + line);
+    }
+    if (cell->kind == CellKind::kEager) {  // the common case, without the switch
+      sink_->OnEager(peer.world_rank, cell->match(), std::span<const std::byte>(cell->payload(), cell->length));
+    } else {
+      HandleCell(peer, index, *cell);
+    }
     ++handled;
-    if (shut_down_) break;  // a callback shut us down: the ring is unmapped
-    peer.in.Pop();
+    if (shut_down_) return handled;  // a callback shut us down: the ring is unmapped
+    peer.in.Advance();
   }
+  if (peer.in.unreleased() >= kReleaseAtOnce) peer.in.Release();  // a sender streaming needs room soon
   return handled;
 }
 

@@ -60,6 +60,7 @@ class ShmWire final : public Wire, private shm::PayloadHost {
   // grRemoteError (peer known gone), grInvalidUsage (after Shutdown); `done`
   // is not called then.
   Status Send(int world_peer, const MatchHeader& header, const void* data, Completion done) override;
+  bool TrySend(int world_peer, const MatchHeader& header, const void* data) override;
   StatusOr<int> Progress() override;
   void Shutdown(const Status& why) override;
 

@@ -45,12 +45,28 @@ const EnumParam kShmCma("GPURUN_SHM_CMA", "auto", {"auto", "on", "off"},
                         "Shared-memory rendezvous: single copy with process_vm_readv (on: required, off: never, "
                         "auto: when the kernel permits it), else pipelined through shared bounce buffers.");
 
-const IntParam kProgressSpin(
-    "GPURUN_PROGRESS_SPIN", 2000, 0, 100000000,
-    "Progress polls a blocking call spins before it starts yielding the core and backing off.");
+const DurationParam kProgressSpin("GPURUN_PROGRESS_SPIN", "50us",
+                                  "Time a blocking call polls without pause after its last progress, before it "
+                                  "yields or sleeps between polls.");
+
+const DurationParam kProgressYield("GPURUN_PROGRESS_YIELD", "0",
+                                   "Time a blocking call then polls with a yield of the core (sched_yield) between "
+                                   "polls before it sleeps between them; 0 (the default) sleeps at once, which "
+                                   "measured better both for oversubscribed jobs and on a loaded machine.");
 
 const DurationParam kProgressMaxSleep("GPURUN_PROGRESS_MAX_SLEEP", "200us",
-                                      "Longest sleep between progress polls once a blocking call backs off.");
+                                      "Longest sleep between progress polls once a blocking call sleeps (sleeps "
+                                      "start at 1us, double, and run with a 1us timer slack).");
+
+const StringParam kAlgo("GPURUN_ALGO", "",
+                        "Algorithms collectives may use, in NCCL_ALGO's grammar: \"ring,tree\" only these, \"^tree\" "
+                        "all but tree, \"allreduce:ring;broadcast:^tree\" per collective; empty: no restriction, and a "
+                        "call the allowed ones cannot serve fails. Checked at grInit and by gpurun "
+                        "(coll/tuner/override.h owns the grammar).");
+
+const StringParam kProto("GPURUN_PROTO", "",
+                         "Protocols (ll, ll128, simple) collectives may use, in NCCL_PROTO's grammar as for "
+                         "GPURUN_ALGO: \"^ll128\", \"simple;allreduce:ll\"; empty: no restriction.");
 
 std::vector<std::string> UnknownGpurunVariables() {
   std::vector<std::string> unknown;

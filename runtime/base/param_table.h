@@ -22,8 +22,13 @@ extern const StringParam kHostId;       // GPURUN_HOST_ID: this rank's host iden
 extern const EnumParam kP2pTransport;          // GPURUN_P2P_TRANSPORT: auto|shm|ucx
 extern const SizeParam kShmEagerLimit;         // GPURUN_SHM_EAGER_LIMIT
 extern const EnumParam kShmCma;                // GPURUN_SHM_CMA: auto|on|off
-extern const IntParam kProgressSpin;           // GPURUN_PROGRESS_SPIN
-extern const DurationParam kProgressMaxSleep;  // GPURUN_PROGRESS_MAX_SLEEP
+extern const DurationParam kProgressSpin;      // GPURUN_PROGRESS_SPIN: busy polling after the last progress
+extern const DurationParam kProgressYield;     // GPURUN_PROGRESS_YIELD: then polling with sched_yield
+extern const DurationParam kProgressMaxSleep;  // GPURUN_PROGRESS_MAX_SLEEP: then sleeping, up to this
+
+// Collectives.
+extern const StringParam kAlgo;   // GPURUN_ALGO: allowed algorithms per collective (coll/tuner/override.h)
+extern const StringParam kProto;  // GPURUN_PROTO: allowed protocols per collective (coll/tuner/override.h)
 
 enum BootstrapChoice : int64_t { kBootstrapAuto = 0, kBootstrapPmix = 1, kBootstrapSingleton = 2 };
 enum P2pTransportChoice : int64_t { kP2pAuto = 0, kP2pShm = 1, kP2pUcx = 2 };

@@ -85,6 +85,8 @@ Status Job::SetUpStdin(UniqueFd& rank0_stdin) {
 Status Job::StartRanks(const std::vector<RankBinding>& bindings, int rank0_stdin) {
   EnvBlock base = InheritedEnv();
   for (const auto& [name, value] : config_.exports) base.Set(name, value);
+  // Virtual nodes are all on this machine: keep UCX's traffic on loopback unless told otherwise.
+  if (virtual_layout_ && !base.Get("UCX_NET_DEVICES")) base.Set("UCX_NET_DEVICES", "lo");
   std::vector<RankProcess> started;
   for (int r = 0; r < layout_->num_ranks(); ++r) {
     // PMIx sees the one real node; the rank's identity follows its virtual node, if any.

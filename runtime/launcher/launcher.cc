@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "coll/tuner/override.h"
 #include "runtime/base/env.h"
 #include "runtime/base/log.h"
 #include "runtime/base/param_table.h"
@@ -70,6 +71,10 @@ int RunLauncher(int argc, char** argv) {
 
   const EnvLookup lookup = LookupWithAssignments(options->exports, ProcessEnv());
   if (Status status = ParamRegistry::Global().Load(lookup); !status.ok()) {
+    TellUser(status.message());
+    return kExitUsage;
+  }
+  if (Status status = coll::LoadCollOverride().status(); !status.ok()) {  // GPURUN_ALGO / GPURUN_PROTO
     TellUser(status.message());
     return kExitUsage;
   }

@@ -198,7 +198,8 @@ Options (each may be written with one or two dashes; values as "-n 4" or "-n=4")
                        machine (GPURUN_HOST_ID=<host>-vnode<k> in each rank):
                        ranks on different virtual nodes talk over the
                        inter-node wire (UCX), so multi-node paths run here.
-                       GPURUN_LOCAL_RANK/LOCAL_SIZE follow the virtual nodes.
+                       GPURUN_LOCAL_RANK/LOCAL_SIZE follow the virtual nodes;
+                       UCX_NET_DEVICES defaults to lo (loopback).
   --disable-auto-cleanup
                        When a rank fails, let the others run on (their pending
                        operations with it fail with an error naming it)

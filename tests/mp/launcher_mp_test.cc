@@ -129,6 +129,19 @@ TEST(Io, ExportAndRankVariables) {
   }
 }
 
+TEST(Io, VirtualNodesSetHostIdentity) {
+  RunResult r =
+      Gpurun({"-n", "4", "--nodes", "2", kProbe, "env", "GPURUN_HOST_ID", "GPURUN_LOCAL_RANK", "UCX_NET_DEVICES"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (int rank = 0; rank < 4; ++rank) {
+    const std::string p = "rank " + std::to_string(rank) + " ";
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(p + "GPURUN_HOST_ID=.*-vnode" + std::to_string(rank / 2) + "\n")))
+        << r.out;
+    EXPECT_NE(r.out.find(p + "GPURUN_LOCAL_RANK=" + std::to_string(rank % 2) + "\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(p + "UCX_NET_DEVICES=lo\n"), std::string::npos) << r.out;
+  }
+}
+
 // Every stdout line must be one whole line of one rank, optionally tagged.
 void ExpectWholeLines(const std::string& out, bool tagged, int ranks, int lines) {
   const std::regex line_re(tagged ? R"(^\[(\d+)\] rank (\d+) line (\d+) (\d{200})$)"
@@ -184,6 +197,20 @@ TEST(Params, LauncherRejectsBadValue) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("GPURUN_DEBUG"), std::string::npos) << r.err;
   EXPECT_EQ(r.out, "");
+}
+
+TEST(Params, CollectiveOverrideGrammarIsCheckedOnBothSides) {
+  RunOptions o;
+  o.env = {{"GPURUN_ALGO", "rign"}};
+  RunResult r = Gpurun({"-n", "2", kProbe, "peers"}, o);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("GPURUN_ALGO"), std::string::npos) << r.err;
+  o.argv = {kProbe, "init"};
+  o.env = {{"GPURUN_PROTO", "^ll,ll128,simple"}};
+  r = RunJob(o);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("grInit: invalid argument: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GPURUN_PROTO"), std::string::npos) << r.out;
 }
 
 TEST(Params, PrintParamsShowsValueAndSource) {

@@ -1,13 +1,16 @@
 // Engines driven by one thread per rank over a FakeNetwork: every rank
 // exchanges many messages (eager and rendezvous) with every other, with
 // per-pair order checked, then drains wildcard receives; also with 8 ranks on
-// this machine's few cores, which needs the waits to yield.
+// this machine's few cores, which needs the waits to yield. Also one engine
+// shared by two threads whose blocking receives wait at the same time, and
+// the engine's lock on its own.
 #include <gtest/gtest.h>
 
 #include <thread>
 
 #include "engine_test_util.h"
 #include "fake_network.h"
+#include "p2p/fast_mutex.h"
 
 namespace gpurun::p2p::testing {
 namespace {
@@ -18,6 +21,7 @@ struct Shape {
 };
 
 class EngineThreadsTest : public ParamsFixture, public ::testing::WithParamInterface<Shape> {};
+using ParamsFixtureTest = ParamsFixture;
 
 // Message i from s to d holds s * 1'000'000 + i in every word; its length
 // varies so that some go eagerly and some by rendezvous.
@@ -76,6 +80,59 @@ TEST_P(EngineThreadsTest, AllPairsInOrderThenWildcards) {
   }
   for (auto& t : threads) t.join();
   for (int r = 0; r < n; ++r) EXPECT_TRUE(results[r].ok()) << "rank " << r << ": " << results[r].ToString();
+}
+
+// Rank 0's engine is driven by two threads, each in blocking receives of its
+// own tag, while rank 1 sends both tags alternately: both waits must move.
+TEST_F(ParamsFixtureTest, TwoThreadsWaitOnOneEngine) {
+  constexpr int kMessages = 2000;
+  FakeNetwork net(2, {.eager_limit = 64});
+  auto r0 = net.MakeEngine(0);
+  auto r1 = net.MakeEngine(1);
+  auto receive = [&](int tag, Status* result) {
+    for (int i = 0; i < kMessages && result->ok(); ++i) {
+      int v = -1;
+      *result = r0->Recv(RecvFrom(1, tag, &v, sizeof v), nullptr);
+      if (result->ok() && v != tag * kMessages + i)
+        *result = InternalError("tag " + std::to_string(tag) + " got " + std::to_string(v));
+    }
+  };
+  Status a, b, sent;
+  std::thread ta(receive, 1, &a), tb(receive, 2, &b);
+  std::thread sender([&] {
+    for (int i = 0; i < kMessages && sent.ok(); ++i) {
+      for (int tag = 1; tag <= 2 && sent.ok(); ++tag) {
+        const int v = tag * kMessages + i;
+        sent = r1->Send(SendTo(1, 0, tag, &v, sizeof v));
+      }
+    }
+  });
+  sender.join();
+  ta.join();
+  tb.join();
+  EXPECT_TRUE(sent.ok()) << sent.ToString();
+  EXPECT_TRUE(a.ok()) << a.ToString();
+  EXPECT_TRUE(b.ok()) << b.ToString();
+}
+
+TEST(FastMutexTest, ExcludesAcrossThreads) {
+  constexpr int kThreads = 4, kRounds = 100000;
+  FastMutex mu;
+  long counter = 0;  // deliberately not atomic: the mutex guards it
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kRounds; ++i) {
+        std::lock_guard<FastMutex> lock(mu);
+        ++counter;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(counter, long{kThreads} * kRounds);
+  EXPECT_TRUE(mu.try_lock());
+  EXPECT_FALSE(mu.try_lock());
+  mu.unlock();
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, EngineThreadsTest,

@@ -1,11 +1,13 @@
 // Wire choice per peer for every GPURUN_P2P_TRANSPORT value, and the pure
-// helpers next to it: the match predicate and the progress backoff.
+// helpers next to it: the match predicate, the progress backoff and the
+// request pool.
 #include "p2p/transport_plan.h"
 
 #include <gtest/gtest.h>
 
 #include "p2p/backoff.h"
 #include "p2p/match_queue.h"
+#include "p2p/request_pool.h"
 #include "runtime/base/param_table.h"
 
 namespace gpurun::p2p {
@@ -100,16 +102,67 @@ TEST(MatchQueueTest, OldestMatchFirst) {
   EXPECT_EQ(q.TakePosted(MatchHeader{0, 4, 5, 0}), &a);
 }
 
-TEST(BackoffTest, SpinsThenSleepsLongerUpToTheLimit) {
-  Backoff b(3, 8e-6);
-  for (int i = 0; i < 3; ++i) b.Pause();
-  EXPECT_EQ(b.next_sleep().count(), 0);
+TEST(BackoffTest, SpinsThenYieldsThenSleepsLongerUpToTheLimit) {
+  using std::chrono::hours;
+  using std::chrono::microseconds;
+  using std::chrono::nanoseconds;
+  Backoff spinning({hours(1), hours(1), microseconds(8)});
+  for (int i = 0; i < 1000; ++i) spinning.Pause();
+  EXPECT_EQ(spinning.phase(), Backoff::Phase::kSpin);
+  EXPECT_EQ(spinning.next_sleep().count(), 0);
+
+  Backoff yielding({nanoseconds(0), hours(1), microseconds(8)});
+  for (int i = 0; i < 10; ++i) yielding.Pause();
+  EXPECT_EQ(yielding.phase(), Backoff::Phase::kYield);
+  EXPECT_EQ(yielding.next_sleep().count(), 0);
+
+  Backoff b({nanoseconds(0), nanoseconds(0), microseconds(8)});
   b.Pause();  // yield only
-  EXPECT_EQ(b.next_sleep(), std::chrono::microseconds(1));
+  EXPECT_EQ(b.phase(), Backoff::Phase::kSleep);
+  EXPECT_EQ(b.next_sleep(), microseconds(1));
   for (int i = 0; i < 6; ++i) b.Pause();
-  EXPECT_EQ(b.next_sleep(), std::chrono::microseconds(8));
+  EXPECT_EQ(b.next_sleep(), microseconds(8));
   b.Reset();
+  EXPECT_EQ(b.phase(), Backoff::Phase::kSpin);
   EXPECT_EQ(b.next_sleep().count(), 0);
+}
+
+TEST(BackoffTest, PhasesGoByTimeWithoutProgress) {
+  constexpr auto kSpin = std::chrono::milliseconds(2);
+  Backoff b({kSpin, std::chrono::hours(1), std::chrono::microseconds(8)});
+  const auto start = Backoff::Clock::now();
+  while (b.phase() == Backoff::Phase::kSpin) b.Pause();
+  EXPECT_GE(Backoff::Clock::now() - start, kSpin);
+  EXPECT_EQ(b.phase(), Backoff::Phase::kYield);
+  b.Reset();
+  b.Pause();
+  EXPECT_EQ(b.phase(), Backoff::Phase::kSpin) << "progress starts the spin over";
+}
+
+TEST(RequestPoolTest, RecyclesAndKnowsItsOwn) {
+  RequestPool pool;
+  std::vector<Request*> held;
+  for (int i = 0; i < 100; ++i) held.push_back(pool.Acquire());  // several blocks
+  EXPECT_EQ(pool.in_use(), 100u);
+  for (Request* r : held) EXPECT_TRUE(pool.InUse(r));
+  Request outsider;
+  EXPECT_FALSE(pool.InUse(&outsider));
+  EXPECT_FALSE(pool.InUse(reinterpret_cast<const Request*>(0x1234)));
+  EXPECT_FALSE(pool.InUse(reinterpret_cast<const Request*>(reinterpret_cast<const char*>(held[3]) + 8)))
+      << "a pointer into a request is not a request";
+  held[5]->tag = 77;
+  held[5]->Complete(InvalidArgument("x"));
+  Request* freed = held[5];
+  pool.Free(freed);
+  EXPECT_FALSE(pool.InUse(freed));
+  Request* again = pool.Acquire();
+  EXPECT_EQ(again, freed) << "the free list hands back the last freed request";
+  EXPECT_EQ(again->tag, 0);
+  EXPECT_FALSE(again->complete);
+  EXPECT_TRUE(again->error.ok());
+  int seen = 0;
+  pool.ForEachInUse([&](Request&) { ++seen; });
+  EXPECT_EQ(seen, 100);
 }
 
 }  // namespace

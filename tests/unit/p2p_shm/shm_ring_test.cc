@@ -98,6 +98,52 @@ TEST(ShmRingTest, WrapsWithSkipCells) {
   EXPECT_EQ(next_get, next_put);
 }
 
+// Cells start on any cache line, also where a larger cell's payload was: a
+// payload of 0xff bytes (a "ready" byte on every line) must never pass for a
+// cell once consumed.
+TEST(ShmRingTest, OldPayloadNeverLooksLikeACell) {
+  TestRing ring(1024);
+  RingProducer out(ring.view());
+  RingConsumer in(ring.view());
+  // A lap of 4-line cells full of 0xff, each consumed.
+  for (int big = 0; big < 4; ++big) {
+    ASSERT_TRUE(Put(out, 224, 0xff));
+    ASSERT_NE(in.Peek(), nullptr);
+    in.Pop();
+  }
+  // Next lap: 1-line cells, every fourth on an old header, the others on old payload.
+  for (int small = 0; small < 16; ++small) {
+    EXPECT_EQ(in.Peek(), nullptr) << "line " << small;
+    ASSERT_TRUE(Put(out, 0, 0));
+    const CellHeader* cell = in.Peek();
+    ASSERT_NE(cell, nullptr);
+    EXPECT_EQ(cell->length, 0u);
+    in.Pop();
+  }
+  EXPECT_EQ(in.Peek(), nullptr);
+}
+
+// Cells consumed with Advance keep their room until Release; a consumer that
+// has consumed a full ring that way must not meet its own cells again.
+TEST(ShmRingTest, DeferredReleaseOfAFullRing) {
+  TestRing ring(1024);
+  RingProducer out(ring.view());
+  RingConsumer in(ring.view());
+  uint8_t next_put = 0, next_get = 0;
+  for (int round = 0; round < 5; ++round) {
+    while (Put(out, 32, next_put)) ++next_put;  // fills the ring
+    EXPECT_EQ(in.unreleased(), 0u);
+    while (const CellHeader* cell = in.Peek()) {
+      ASSERT_EQ(static_cast<uint8_t>(cell->payload()[0]), next_get) << "round " << round;
+      ++next_get;
+      in.Advance();
+    }
+    EXPECT_EQ(next_get, next_put) << "round " << round;
+  }
+  in.Release();
+  EXPECT_EQ(in.unreleased(), 0u);
+}
+
 TEST(ShmRingTest, TwoThreadsKeepOrderAndContents) {
   constexpr uint64_t kCapacity = 4096;
   constexpr uint32_t kMessages = 50000;
