@@ -15,7 +15,7 @@ namespace {
 // Passes over the wires after a peer death was seen, so that what the peer
 // sent before it died is delivered before its receives are failed.
 constexpr int kDrainPasses = 64;
-// Polls of a blocking call between looks at the clock for GPURUN_TIMEOUT.
+// Spinning polls of a blocking call between looks at the clock for GPURUN_TIMEOUT.
 constexpr uint32_t kPollsPerTimeoutCheck = 64;
 
 std::string Seconds(double s) {
@@ -68,7 +68,7 @@ StatusOr<int> Engine::ProgressAfterDeaths(const std::vector<PeerMonitor::Death>&
 
 // Polls until done() (called with the lock held); the lock is released only
 // during the pauses between polls. The parameters are read, and the clock
-// started, only once the first poll did not do.
+// started, only once the first poll was not enough.
 template <typename Done, typename What>
 Status Engine::PollUntil(Lock& lock, Done&& done, What&& what) {
   if (done()) return OkStatus();
@@ -79,7 +79,10 @@ Status Engine::PollUntil(Lock& lock, Done&& done, What&& what) {
   Backoff backoff(Backoff::PolicyFromParams());
   for (uint32_t polls = 1;; ++polls) {
     if (events > 0) backoff.Reset();
-    if (polls % kPollsPerTimeoutCheck == 0 && timeout_s > 0) {
+    // Spinning polls are cheap, so look at the clock every so many; once
+    // the pauses yield or sleep, at every one.
+    const bool look = polls % kPollsPerTimeoutCheck == 0 || backoff.phase() != Backoff::Phase::kSpin;
+    if (look && timeout_s > 0) {
       const std::chrono::duration<double> waited = Backoff::Clock::now() - start;
       if (waited.count() >= timeout_s) return TimeoutError(what() + " timed out after " + Seconds(timeout_s) + " s");
     }

@@ -8,7 +8,9 @@ constexpr size_t kFirstBlock = 16;
 
 bool RequestPool::InUse(const Request* p) const {
   const auto address = reinterpret_cast<uintptr_t>(p);
-  for (const Block& block : blocks_) {
+  // Newest block first: it is the largest, so it holds most requests.
+  for (auto it = blocks_.rbegin(); it != blocks_.rend(); ++it) {
+    const Block& block = *it;
     const auto begin = reinterpret_cast<uintptr_t>(block.requests.get());
     if (address < begin || address >= begin + block.count * sizeof(Request)) continue;
     if ((address - begin) % sizeof(Request) != 0) return false;
