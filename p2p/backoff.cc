@@ -30,6 +30,15 @@ Backoff::Policy Backoff::PolicyFromParams() {
                 Nanos(params::kProgressMaxSleep.Get())};
 }
 
+Backoff::Policy Backoff::ForWait(Policy policy, uint64_t bytes, bool shared_cores) {
+  if (shared_cores) {
+    policy.spin = std::min(policy.spin, kSharedCoreSpin);
+  } else {
+    policy.spin += std::min(kSpinPerKiB * static_cast<int64_t>(bytes >> 10), kMaxTransferSpin);
+  }
+  return policy;
+}
+
 void Backoff::Pause() {
   if (pauses_++ < next_clock_) return;  // spinning between looks at the clock
   const Clock::time_point now = Clock::now();
@@ -47,10 +56,10 @@ void Backoff::Pause() {
     return;
   }
   phase_ = Phase::kSleep;
-  Sleep();
+  Sleep(idle);
 }
 
-void Backoff::Sleep() {
+void Backoff::Sleep(Clock::duration idle) {
   if (sleep_.count() == 0) {
     sched_yield();  // the first time: give the core away once before sleeping at all
   } else {
@@ -60,8 +69,14 @@ void Backoff::Sleep() {
     }
     std::this_thread::sleep_for(sleep_);
   }
-  const std::chrono::nanoseconds next = sleep_.count() == 0 ? std::chrono::microseconds(1) : 2 * sleep_;
-  sleep_ = std::min(next, policy_.max_sleep);
+  sleep_ = NextSleep(sleep_, idle, policy_);
+}
+
+std::chrono::nanoseconds Backoff::NextSleep(std::chrono::nanoseconds current, Clock::duration idle,
+                                            const Policy& policy) {
+  const std::chrono::nanoseconds next = current.count() == 0 ? std::chrono::microseconds(1) : 2 * current;
+  const auto share = std::chrono::duration_cast<std::chrono::nanoseconds>(idle / kLongSleepFraction);
+  return std::min(next, std::max(policy.max_sleep, std::min(share, kLongSleepFactor * policy.max_sleep)));
 }
 
 }  // namespace gpurun::p2p

@@ -8,7 +8,12 @@
 //                               for the sleep (restored when the wait ends):
 //                               Linux's default 50 us slack turns a 1 us
 //                               sleep into ~55 us, and each hop of a message
-//                               between sleeping ranks would pay that.
+//                               between sleeping ranks would pay that. A
+//                               long wait may sleep longer, up to 1/8 of the
+//                               time waited (at most kLongSleepFactor x
+//                               max_sleep): a late wake then adds at most
+//                               12.5% to it, and ranks that sleep long wake
+//                               the ranks they share cores with less often.
 // Reset() after progress returns to spinning. Phases go by time, not by poll
 // count (a poll costs 0.1 us or several, with the number of peers); while
 // spinning the clock is read only every kPollsPerClock pauses.
@@ -45,6 +50,32 @@ class Backoff {
   Backoff& operator=(const Backoff&) = delete;
   // GPURUN_PROGRESS_SPIN, GPURUN_PROGRESS_YIELD, GPURUN_PROGRESS_MAX_SLEEP.
   static Policy PolicyFromParams();
+  // `policy` for a wait on a message of `bytes` by a rank that has a core to
+  // itself: it spins longer by the time copying the message takes (a
+  // rendezvous waits for that on top of the round trips the plain spin
+  // covers), at kSpinPerKiB, by at most kMaxTransferSpin. A rank whose host
+  // has more ranks than cores (`shared_cores`) spins at most kSharedCoreSpin
+  // and never longer for size: its spinning takes the core from the rank it
+  // waits for.
+  static Policy ForWait(Policy policy, uint64_t bytes, bool shared_cores);
+  // 200 ns per KiB is 5 GB/s, half what process_vm_readv copies on the
+  // 2-core test VM (gpurun-bench bw at 1 MiB: ~20 GB/s both ways), so a
+  // rendezvous copy ends before the spin does; 1 ms covers 5 MiB. Without
+  // it, ping-pong latency at 256 KiB..1 MiB was ~20-50% worse than with.
+  static constexpr std::chrono::nanoseconds kSpinPerKiB{200};
+  static constexpr std::chrono::nanoseconds kMaxTransferSpin{1'000'000};
+  // 8 ranks on 2 cores passing a token round 1000 times: 0.42-0.47 s with a
+  // 10 us spin, 0.6-1.1 s with 50 us, ~2 s with 200 us (test VM).
+  static constexpr std::chrono::nanoseconds kSharedCoreSpin{10'000};
+  // 8 ranks on 2 cores, p2p_probe (64 MiB copies while 6 ranks wait):
+  // 1.27-1.31 s with sleeps capped at 200 us, 1.07-1.10 s with this (test VM).
+  static constexpr int kLongSleepFraction = 8;
+  static constexpr int kLongSleepFactor = 10;
+
+  // The sleep after one of `current` (0 before the first) when the wait has
+  // gone `idle` without progress (pure; tests).
+  static std::chrono::nanoseconds NextSleep(std::chrono::nanoseconds current, Clock::duration idle,
+                                            const Policy& policy);
 
   // After a poll that found nothing to do.
   void Pause();
@@ -62,7 +93,7 @@ class Backoff {
   std::chrono::nanoseconds next_sleep() const { return sleep_; }
 
  private:
-  void Sleep();
+  void Sleep(Clock::duration idle);
 
   Policy policy_;
   uint32_t pauses_ = 0;           // since the last Reset

@@ -11,12 +11,13 @@
 namespace gpurun::p2p {
 
 Engine::Engine(int world_rank, std::vector<std::unique_ptr<Wire>> wires, std::vector<int> wire_of_peer,
-               std::unique_ptr<PeerMonitor> monitor)
+               std::unique_ptr<PeerMonitor> monitor, bool shared_cores)
     : world_rank_(world_rank),
       wires_(std::move(wires)),
       loopback_(std::make_unique<LoopbackWire>(world_rank)),
       wire_of_peer_(std::move(wire_of_peer)),
-      monitor_(std::move(monitor)) {
+      monitor_(std::move(monitor)),
+      shared_cores_(shared_cores) {
   loopback_->set_sink(this);
   for (auto& wire : wires_) wire->set_sink(this);
 }

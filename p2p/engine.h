@@ -6,7 +6,8 @@
 // itself are looped back by the engine (LoopbackWire).
 //
 // Blocking calls (Send, Recv, Wait, WaitAll, WaitAny, Probe) poll the wires
-// without pause for GPURUN_PROGRESS_SPIN, then sleep between polls, from 1 us
+// without pause for GPURUN_PROGRESS_SPIN (longer when waiting for a large
+// message, by the time copying it takes), then sleep between polls, from 1 us
 // backing off up to GPURUN_PROGRESS_MAX_SLEEP (optionally yielding the core
 // for GPURUN_PROGRESS_YIELD first; backoff.h), so a waiting rank answers
 // within microseconds yet oversubscribed jobs still move. Each fails with
@@ -167,7 +168,7 @@ class Engine : public WireSink {
   };
 
   Engine(int world_rank, std::vector<std::unique_ptr<Wire>> wires, std::vector<int> wire_of_peer,
-         std::unique_ptr<PeerMonitor> monitor);
+         std::unique_ptr<PeerMonitor> monitor, bool shared_cores = false);
 
   using Lock = std::unique_lock<FastMutex>;
 
@@ -213,7 +214,7 @@ class Engine : public WireSink {
   StatusOr<int> ProgressLocked();
   StatusOr<int> ProgressAfterDeaths(const std::vector<PeerMonitor::Death>& deaths);
   template <typename Done, typename What>
-  Status PollUntil(Lock& lock, Done&& done, What&& what);
+  Status PollUntil(Lock& lock, uint64_t bytes, Done&& done, What&& what);
   Status WaitLocked(Lock& lock, Request* request, grStatus_t* status);
   void Finish(Request* request, grStatus_t* status);
   void CancelLocked(Request* request, const Status& why);
@@ -225,6 +226,7 @@ class Engine : public WireSink {
   std::unique_ptr<Wire> loopback_;
   std::vector<int> wire_of_peer_;  // index in wires_, -1 for self
   std::unique_ptr<PeerMonitor> monitor_;
+  const bool shared_cores_;  // this host runs more ranks than this process has cores (backoff.h)
   std::unordered_map<uint32_t, ContextState> contexts_;
   ContextState* last_context_ = nullptr;  // contexts_[last_context_id_], a lookup cache
   uint32_t last_context_id_ = 0;

@@ -3,6 +3,12 @@
 // build without one of them (GPURUN_HAVE_SHM_WIRE / GPURUN_HAVE_UCX_WIRE unset
 // by p2p/CMakeLists.txt) fails here with grUnsupported when a job needs it.
 #include "p2p/engine.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+
 #include "p2p/peer_monitor.h"
 #include "p2p/transport_plan.h"
 #include "runtime/base/log.h"
@@ -54,6 +60,15 @@ Status Adopt(std::unique_ptr<Wire> wire, const std::vector<int>& reach, std::vec
   return OkStatus();
 }
 
+// Cores this process may run on (its affinity mask; the online count if that
+// cannot be read).
+int UsableCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
 void LogPlan(const TransportPlan& plan, const std::vector<PeerInfo>& peers) {
   for (const PeerInfo& p : peers) {
     GR_LOG(Info, P2p) << "rank " << p.rank << " (node " << p.node_id << ", host " << p.host << ", pid " << p.pid
@@ -80,9 +95,14 @@ StatusOr<std::unique_ptr<Engine>> Engine::Create(Bootstrap& bootstrap, const std
   }
   LogPlan(plan, peers);
   std::unique_ptr<PeerMonitor> monitor = PeerMonitor::Create(rank, peers);
+  const int local_ranks = rank >= 0 && rank < static_cast<int>(peers.size()) ? peers[rank].local_size : 1;
+  const int cores = UsableCores();
+  const bool shared_cores = local_ranks > cores;
   GR_LOG(Info, P2p) << "point-to-point engine: " << wires.size() << " wire(s); watching " << monitor->watched()
-                    << " same-host peer process(es)";
-  return std::unique_ptr<Engine>(new Engine(rank, std::move(wires), std::move(wire_of_peer), std::move(monitor)));
+                    << " same-host peer process(es); " << local_ranks << " rank(s) on " << cores << " core(s)"
+                    << (shared_cores ? ": short spins" : "");
+  return std::unique_ptr<Engine>(
+      new Engine(rank, std::move(wires), std::move(wire_of_peer), std::move(monitor), shared_cores));
 }
 
 }  // namespace gpurun::p2p

@@ -68,15 +68,16 @@ StatusOr<int> Engine::ProgressAfterDeaths(const std::vector<PeerMonitor::Death>&
 
 // Polls until done() (called with the lock held); the lock is released only
 // during the pauses between polls. The parameters are read, and the clock
-// started, only once the first poll was not enough.
+// started, only once the first poll was not enough. `bytes`: the size of the
+// message waited for (Backoff::ForWait).
 template <typename Done, typename What>
-Status Engine::PollUntil(Lock& lock, Done&& done, What&& what) {
+Status Engine::PollUntil(Lock& lock, uint64_t bytes, Done&& done, What&& what) {
   if (done()) return OkStatus();
   GR_ASSIGN_OR_RETURN(int events, ProgressLocked());
   if (done()) return OkStatus();
   const double timeout_s = params::kTimeout.Get();
   const auto start = Backoff::Clock::now();
-  Backoff backoff(Backoff::PolicyFromParams());
+  Backoff backoff(Backoff::ForWait(Backoff::PolicyFromParams(), bytes, shared_cores_));
   for (uint32_t polls = 1;; ++polls) {
     if (events > 0) backoff.Reset();
     // Spinning polls are cheap, so look at the clock every so many; once
@@ -101,7 +102,7 @@ void Engine::Finish(Request* r, grStatus_t* status) {
 
 Status Engine::WaitLocked(Lock& lock, Request* r, grStatus_t* status) {
   Status polled = PollUntil(
-      lock, [r] { return r->complete; }, [r] { return r->Describe(); });
+      lock, r->bytes, [r] { return r->complete; }, [r] { return r->Describe(); });
   if (!polled.ok()) CancelLocked(r, ForRequest(polled, *r));
   Status result = r->error;
   Finish(r, status);
@@ -169,7 +170,7 @@ Status Engine::WaitAny(std::span<Request*> requests, int* index, grStatus_t* sta
     }
     return std::string("waiting for any request");
   };
-  Status polled = PollUntil(lock, any_done, describe);
+  Status polled = PollUntil(lock, 0, any_done, describe);
   if (!polled.ok()) {
     for (Request*& r : requests) {
       if (r == nullptr) continue;
@@ -197,8 +198,10 @@ Status Engine::WaitAll(std::span<Request*> requests, grStatus_t* statuses, const
     }
     return nullptr;
   };
+  uint64_t largest = 0;
+  for (const Request* r : requests) largest = std::max<uint64_t>(largest, r == nullptr ? 0 : r->bytes);
   const Status polled = PollUntil(
-      lock, [&] { return first_pending() == nullptr; }, [&] { return first_pending()->Describe(); });
+      lock, largest, [&] { return first_pending() == nullptr; }, [&] { return first_pending()->Describe(); });
   Status first_error;
   for (size_t i = 0; i < requests.size(); ++i) {
     Request*& r = requests[i];
@@ -242,7 +245,8 @@ Status Engine::Probe(uint32_t context, int source, int tag, bool block, bool* fo
   };
   Status polled;
   if (block) {
-    polled = PollUntil(lock, look, [&] { return DescribeOperation(what, false, source, source_world, tag, context); });
+    polled =
+        PollUntil(lock, 0, look, [&] { return DescribeOperation(what, false, source, source_world, tag, context); });
   } else {
     polled = ProgressLocked().status();
     if (polled.ok()) look();

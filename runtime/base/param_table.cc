@@ -47,7 +47,9 @@ const EnumParam kShmCma("GPURUN_SHM_CMA", "auto", {"auto", "on", "off"},
 
 const DurationParam kProgressSpin("GPURUN_PROGRESS_SPIN", "50us",
                                   "Time a blocking call polls without pause after its last progress, before it "
-                                  "yields or sleeps between polls.");
+                                  "yields or sleeps between polls; longer by the time copying it takes when it "
+                                  "waits for a large message, at most 10us when this host runs more ranks than "
+                                  "cores.");
 
 const DurationParam kProgressYield("GPURUN_PROGRESS_YIELD", "0",
                                    "Time a blocking call then polls with a yield of the core (sched_yield) between "
@@ -56,7 +58,8 @@ const DurationParam kProgressYield("GPURUN_PROGRESS_YIELD", "0",
 
 const DurationParam kProgressMaxSleep("GPURUN_PROGRESS_MAX_SLEEP", "200us",
                                       "Longest sleep between progress polls once a blocking call sleeps (sleeps "
-                                      "start at 1us, double, and run with a 1us timer slack).");
+                                      "start at 1us and double, with a 1us timer slack); a longer wait may sleep up "
+                                      "to 1/8 of the time waited, at most 10x this.");
 
 const StringParam kAlgo("GPURUN_ALGO", "",
                         "Algorithms collectives may use, in NCCL_ALGO's grammar: \"ring,tree\" only these, \"^tree\" "

@@ -121,7 +121,9 @@ TEST(BackoffTest, SpinsThenYieldsThenSleepsLongerUpToTheLimit) {
   EXPECT_EQ(b.phase(), Backoff::Phase::kSleep);
   EXPECT_EQ(b.next_sleep(), microseconds(1));
   for (int i = 0; i < 6; ++i) b.Pause();
-  EXPECT_EQ(b.next_sleep(), microseconds(8));
+  // 8 us, or more once the wait is long (NextSleep): real sleeps overshoot.
+  EXPECT_GE(b.next_sleep(), microseconds(8));
+  EXPECT_LE(b.next_sleep(), Backoff::kLongSleepFactor * microseconds(8));
   b.Reset();
   EXPECT_EQ(b.phase(), Backoff::Phase::kSpin);
   EXPECT_EQ(b.next_sleep().count(), 0);
@@ -137,6 +139,28 @@ TEST(BackoffTest, PhasesGoByTimeWithoutProgress) {
   b.Reset();
   b.Pause();
   EXPECT_EQ(b.phase(), Backoff::Phase::kSpin) << "progress starts the spin over";
+}
+
+TEST(BackoffTest, SleepsDoubleUpToTheLimitThenGrowWithTheWait) {
+  using std::chrono::microseconds;
+  using std::chrono::milliseconds;
+  const Backoff::Policy p{microseconds(50), microseconds(0), microseconds(200)};
+  EXPECT_EQ(Backoff::NextSleep(microseconds(0), microseconds(0), p), microseconds(1));
+  EXPECT_EQ(Backoff::NextSleep(microseconds(64), microseconds(500), p), microseconds(128));
+  EXPECT_EQ(Backoff::NextSleep(microseconds(128), microseconds(900), p), microseconds(200)) << "capped";
+  EXPECT_EQ(Backoff::NextSleep(microseconds(200), milliseconds(4), p), microseconds(400)) << "1/8 of 4 ms is 500 us";
+  EXPECT_EQ(Backoff::NextSleep(microseconds(400), milliseconds(4), p), microseconds(500));
+  EXPECT_EQ(Backoff::NextSleep(milliseconds(2), milliseconds(100), p), milliseconds(2)) << "at most 10x max_sleep";
+}
+
+TEST(BackoffTest, LargeMessagesSpinLongerUnlessCoresAreShared) {
+  using std::chrono::microseconds;
+  const Backoff::Policy base{microseconds(50), microseconds(0), microseconds(200)};
+  EXPECT_EQ(Backoff::ForWait(base, 0, false).spin, microseconds(50));
+  EXPECT_EQ(Backoff::ForWait(base, 1 << 20, false).spin, microseconds(50) + 1024 * Backoff::kSpinPerKiB);
+  EXPECT_EQ(Backoff::ForWait(base, uint64_t{1} << 40, false).spin, microseconds(50) + Backoff::kMaxTransferSpin);
+  EXPECT_EQ(Backoff::ForWait(base, 1 << 20, true).spin, Backoff::kSharedCoreSpin);
+  EXPECT_EQ(Backoff::ForWait({microseconds(3), {}, {}}, 0, true).spin, microseconds(3)) << "never longer than asked";
 }
 
 TEST(RequestPoolTest, RecyclesAndKnowsItsOwn) {
