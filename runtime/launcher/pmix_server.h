@@ -14,6 +14,7 @@
 #define GPURUN_RUNTIME_LAUNCHER_PMIX_SERVER_H_
 
 #include <boost/asio/io_context.hpp>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,7 +47,8 @@ class PmixServer {
   // at this scale. `topology`, `io` and `events` must outlive the server.
   static StatusOr<std::unique_ptr<PmixServer>> Start(const std::string& tmpdir, const Topology& topology,
                                                      boost::asio::io_context& io, PmixEvents& events);
-  // PMIx_server_finalize.
+  // Runs PMIx's pending callbacks, deregisters the job (waiting at most
+  // kDeregisterTimeout), then PMIx_server_finalize. Call with `io` stopped.
   ~PmixServer();
   PmixServer(const PmixServer&) = delete;
   PmixServer& operator=(const PmixServer&) = delete;
@@ -65,7 +67,10 @@ class PmixServer {
   const std::string& nspace() const { return nspace_; }
 
  private:
+  static constexpr std::chrono::seconds kDeregisterTimeout{5};
+
   PmixServer(boost::asio::io_context& io, PmixEvents& events) : io_(io), events_(events) {}
+  void DrainPosted();
 
   boost::asio::io_context& io_;
   PmixEvents& events_;
