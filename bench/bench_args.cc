@@ -1,65 +1,208 @@
 // gpurun-bench argument parsing (see bench_args.h).
 #include "bench/bench_args.h"
 
+#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
+#include <limits>
 #include <string_view>
 
 #include "runtime/base/parse.h"
 
 namespace {
 
-void Usage() {
-  std::fprintf(stderr,
-               "usage: gpurun -n 2 gpurun-bench latency|bw [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] "
-               "[-W WINDOW] [-d USEC]\n"
-               "  latency: one-way time of a ping-pong between ranks 0 and 1 (osu_latency)\n"
-               "  bw:      streaming bandwidth from rank 0 to rank 1, WINDOW messages in flight (osu_bw)\n"
-               "  sizes accept units (4K, 1M); -d sleeps USEC before each wait for the peer (for instruction\n"
-               "  counts under callgrind, where the message is then already there; not for timing).\n");
+using gpurun::InvalidArgument;
+using gpurun::StatusOr;
+
+struct TypeEntry {
+  std::string_view name;
+  grDataType_t type;
+};
+// The first name of each type is the one printed (nccl-tests' names).
+constexpr TypeEntry kTypes[] = {
+    {"int8", grInt8},      {"uint8", grUint8},       {"int32", grInt32},  {"uint32", grUint32},
+    {"int64", grInt64},    {"uint64", grUint64},     {"half", grFloat16}, {"float", grFloat32},
+    {"double", grFloat64}, {"bfloat16", grBfloat16}, {"fp16", grFloat16}, {"float16", grFloat16},
+    {"fp32", grFloat32},   {"float32", grFloat32},   {"fp64", grFloat64}, {"float64", grFloat64},
+    {"bf16", grBfloat16},
+};
+constexpr std::string_view kOps[] = {"sum", "prod", "max", "min", "avg"};  // grRedOp_t order
+
+// Long spellings of the one-letter options, as nccl-tests has them.
+struct LongEntry {
+  std::string_view long_name;
+  std::string_view flag;
+};
+constexpr LongEntry kLong[] = {
+    {"--minbytes", "-b"},     {"--maxbytes", "-e"}, {"--stepfactor", "-f"}, {"--stepbytes", "-i"}, {"--iters", "-n"},
+    {"--warmup_iters", "-w"}, {"--check", "-c"},    {"--datatype", "-d"},   {"--op", "-o"},        {"--root", "-r"},
+};
+
+std::string_view Canonical(std::string_view flag) {
+  for (const LongEntry& e : kLong) {
+    if (e.long_name == flag) return e.flag;
+  }
+  return flag;
 }
 
-bool Fail(const std::string& why) {
-  std::fprintf(stderr, "gpurun-bench: %s\n", why.c_str());
-  Usage();
-  return false;
+StatusOr<int64_t> Positive(std::string_view flag, const char* value, int64_t min) {
+  auto number = gpurun::ParseInt(value);
+  if (!number.ok() || *number < min || *number > std::numeric_limits<int>::max()) {
+    return InvalidArgument(std::string(flag) + " needs an integer of at least " + std::to_string(min) + ", not '" +
+                           value + "'");
+  }
+  return *number;
+}
+
+gpurun::Status SetTypes(const char* value, BenchArgs* args) {
+  if (std::string_view(value) == "all") {
+    args->types.clear();
+    for (int t = 0; t < grNumDataTypes; ++t) args->types.push_back(static_cast<grDataType_t>(t));
+    return gpurun::OkStatus();
+  }
+  auto type = ParseTypeName(value);
+  if (!type) return InvalidArgument(std::string("-d: unknown data type '") + value + "'");
+  args->types = {*type};
+  return gpurun::OkStatus();
+}
+
+gpurun::Status SetOps(const char* value, BenchArgs* args) {
+  if (std::string_view(value) == "all") {
+    args->ops = {grSum, grProd, grMax, grMin, grAvg};
+    return gpurun::OkStatus();
+  }
+  auto op = ParseOpName(value);
+  if (!op) return InvalidArgument(std::string("-o: unknown reduction '") + value + "'");
+  args->ops = {*op};
+  return gpurun::OkStatus();
+}
+
+// One option with its value; the collective-only and p2p-only ones are
+// rejected for the other kind of command.
+gpurun::Status SetOption(std::string_view flag, const char* value, BenchArgs* args) {
+  const bool coll = args->coll.has_value();
+  if (flag == "-b" || flag == "-e" || flag == "-i") {
+    auto size = gpurun::ParseSize(value);
+    if (!size.ok()) return InvalidArgument(std::string(flag) + ": " + size.status().message());
+    (flag == "-b" ? args->min_bytes : flag == "-e" ? args->max_bytes : args->step_bytes) = static_cast<size_t>(*size);
+    if (flag == "-i" && *size == 0) return InvalidArgument("-i must be at least 1");
+    return gpurun::OkStatus();
+  }
+  if (flag == "-f") {
+    GR_ASSIGN_OR_RETURN(int64_t f, Positive(flag, value, 2));
+    args->factor = static_cast<size_t>(f);
+  } else if (flag == "-n" || flag == "-w") {
+    GR_ASSIGN_OR_RETURN(int64_t n, Positive(flag, value, 1));
+    (flag == "-n" ? args->iters : args->warmup) = static_cast<int>(n);
+  } else if (!coll && (flag == "-W" || flag == "-D")) {
+    GR_ASSIGN_OR_RETURN(int64_t n, Positive(flag, value, 1));
+    (flag == "-W" ? args->window : args->delay_us) = static_cast<int>(n);
+  } else if (coll && flag == "-c") {
+    GR_ASSIGN_OR_RETURN(int64_t n, Positive(flag, value, 0));
+    args->checks = static_cast<int>(n);
+  } else if (coll && flag == "-d") {
+    return SetTypes(value, args);
+  } else if (coll && flag == "-o") {
+    return SetOps(value, args);
+  } else if (coll && flag == "-r") {
+    args->all_roots = std::string_view(value) == "all";
+    if (!args->all_roots) {
+      GR_ASSIGN_OR_RETURN(int64_t r, Positive(flag, value, 0));
+      args->root = static_cast<int>(r);
+    }
+  } else if (coll && flag == "--json") {
+    args->json_path = value;
+  } else {
+    return InvalidArgument("unknown option " + std::string(flag) + " for " + args->command);
+  }
+  return gpurun::OkStatus();
 }
 
 }  // namespace
 
-bool ParseBenchArgs(int argc, char** argv, BenchArgs* args) {
-  if (argc < 2) return Fail("missing command");
-  args->command = argv[1];
-  if (args->command != "latency" && args->command != "bw") return Fail("unknown command '" + args->command + "'");
-  for (int i = 2; i < argc; ++i) {
-    const std::string_view flag = argv[i];
-    if (i + 1 >= argc) return Fail("option " + std::string(flag) + " needs a value");
-    const char* value = argv[++i];
-    if (flag == "-b" || flag == "-e") {
-      auto size = gpurun::ParseSize(value);
-      if (!size.ok()) return Fail(std::string(flag) + ": " + size.status().message());
-      (flag == "-b" ? args->min_bytes : args->max_bytes) = static_cast<size_t>(*size);
-      continue;
-    }
-    auto number = gpurun::ParseInt(value);
-    if (!number.ok() || *number < 1) return Fail(std::string(flag) + " needs a positive integer, not '" + value + "'");
-    if (flag == "-f") {
-      if (*number < 2) return Fail("-f must be at least 2");
-      args->factor = static_cast<size_t>(*number);
-    } else if (flag == "-n") {
-      args->iters = static_cast<int>(*number);
-    } else if (flag == "-w") {
-      args->warmup = static_cast<int>(*number);
-    } else if (flag == "-W") {
-      args->window = static_cast<int>(*number);
-    } else if (flag == "-d") {
-      args->delay_us = static_cast<int>(*number);
-    } else {
-      return Fail("unknown option " + std::string(flag));
-    }
+void PrintBenchUsage() {
+  std::fprintf(
+      stderr,
+      "usage: gpurun -n 2 gpurun-bench latency|bw [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [-W WINDOW]"
+      " [-D USEC]\n"
+      "       gpurun -n N gpurun-bench COLLECTIVE [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [-n ITERS] [-w WARMUP]\n"
+      "                               [-c CHECKS] [-d TYPE|all] [-o OP|all] [-r ROOT|all] [--json FILE]\n"
+      "  latency: one-way time of a ping-pong between ranks 0 and 1 (osu_latency)\n"
+      "  bw:      streaming bandwidth from rank 0 to rank 1, WINDOW messages in flight (osu_bw)\n"
+      "  COLLECTIVE: allreduce bcast reduce allgather reducescatter alltoall gather scatter barrier, printed as\n"
+      "  nccl-tests does (time = per-iteration average, the slowest rank's; busbw factors of nccl-tests).\n"
+      "  TYPE: int8 uint8 int32 uint32 int64 uint64 half float double bfloat16; OP: sum prod max min avg.\n"
+      "  -c N checks N times after the timed loop, with exactly predictable inputs (default 1; 0: off).\n"
+      "  Sizes accept units (4K, 1M). Collectives default to -b 8 -e 16M -f 2, -d float -o sum -r 0.\n"
+      "  -D sleeps USEC before each wait for the peer (instruction counts under callgrind, not timing).\n");
+}
+
+StatusOr<BenchArgs> ParseBenchArgs(int argc, char** argv) {
+  if (argc < 2) return InvalidArgument("missing command");
+  BenchArgs args;
+  args.command = argv[1];
+  args.coll = ParseCollName(args.command);
+  if (!args.coll && args.command != "latency" && args.command != "bw") {
+    return InvalidArgument("unknown command '" + args.command + "'");
   }
-  if (args->min_bytes > args->max_bytes) return Fail("-b is larger than -e");
-  return true;
+  if (args.coll) {
+    args.min_bytes = 8;
+    args.max_bytes = 16u << 20;
+  }
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view flag = Canonical(argv[i]);
+    if (i + 1 >= argc) return InvalidArgument("option " + std::string(argv[i]) + " needs a value");
+    GR_RETURN_IF_ERROR(SetOption(flag, argv[++i], &args));
+  }
+  if (args.min_bytes > args.max_bytes) return InvalidArgument("-b is larger than -e");
+  return args;
 }
 
 size_t NextSize(size_t bytes, size_t factor) { return bytes == 0 ? 1 : bytes * factor; }
+
+std::vector<size_t> SweepSizes(const BenchArgs& args) {
+  std::vector<size_t> sizes;
+  for (size_t bytes = args.min_bytes; bytes <= args.max_bytes;) {
+    sizes.push_back(bytes);
+    const size_t next = args.step_bytes > 0 ? bytes + args.step_bytes : NextSize(bytes, args.factor);
+    if (next <= bytes) break;  // overflow
+    bytes = next;
+  }
+  return sizes;
+}
+
+int DefaultIters(const BenchArgs& args, size_t bytes) {
+  if (args.iters > 0) return args.iters;
+  const size_t budget = size_t{32} << 20;
+  return static_cast<int>(std::clamp<size_t>(budget / std::max<size_t>(bytes, 1), 20, 1000));
+}
+
+int DefaultWarmup(const BenchArgs& args, size_t bytes) {
+  if (args.warmup > 0) return args.warmup;
+  return std::clamp(DefaultIters(args, bytes) / 10, 2, 100);
+}
+
+const char* TypeName(grDataType_t type) {
+  for (const TypeEntry& e : kTypes) {
+    if (e.type == type) return e.name.data();
+  }
+  return "?";
+}
+
+const char* OpName(grRedOp_t op) {
+  const int i = static_cast<int>(op);
+  return i >= 0 && i < grNumOps ? kOps[i].data() : "?";
+}
+
+std::optional<grDataType_t> ParseTypeName(std::string_view name) {
+  for (const TypeEntry& e : kTypes) {
+    if (e.name == name) return e.type;
+  }
+  return std::nullopt;
+}
+
+std::optional<grRedOp_t> ParseOpName(std::string_view name) {
+  for (int i = 0; i < grNumOps; ++i) {
+    if (kOps[i] == name) return static_cast<grRedOp_t>(i);
+  }
+  return std::nullopt;
+}

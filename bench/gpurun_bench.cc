@@ -1,15 +1,22 @@
 // gpurun-bench: the project's benchmark driver. Run it under gpurun:
 //   gpurun -n 2 build/bin/gpurun-bench latency
 //   gpurun -n 2 build/bin/gpurun-bench bw -b 64K -e 4M
+//   gpurun -n 4 build/bin/gpurun-bench allreduce -b 8 -e 64M -d all -o sum -c 1
 #include <cstdio>
 
 #include "bench/bench_args.h"
+#include "bench/coll_bench.h"
 #include "bench/p2p_bench.h"
 #include "gpurun/gpurun.h"
 
 int main(int argc, char** argv) {
-  BenchArgs args;
-  if (!ParseBenchArgs(argc, argv, &args)) return 2;
+  auto parsed = ParseBenchArgs(argc, argv);
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "gpurun-bench: %s\n", parsed.status().message().c_str());
+    PrintBenchUsage();
+    return 2;
+  }
+  const BenchArgs& args = *parsed;
   if (grInit(&argc, &argv) != grSuccess) {
     std::fprintf(stderr, "gpurun-bench: grInit: %s\n", grGetLastErrorMessage());
     return 1;
@@ -17,12 +24,15 @@ int main(int argc, char** argv) {
   int rank = 0, size = 0;
   grCommRank(grCommWorld(), &rank);
   grCommSize(grCommWorld(), &size);
-  if (size < 2) {
+  int rc = 0;
+  if (args.coll) {
+    rc = RunCollBench(args, rank, size);
+  } else if (size < 2) {
     std::fprintf(stderr, "gpurun-bench: %s needs at least 2 ranks (run it under gpurun -n 2)\n", args.command.c_str());
-    grFinalize();
-    return 2;
+    rc = 2;
+  } else {
+    rc = args.command == "latency" ? RunLatency(args, rank) : RunBandwidth(args, rank);
   }
-  const int rc = args.command == "latency" ? RunLatency(args, rank) : RunBandwidth(args, rank);
   if (grFinalize() != grSuccess) return 1;
   return rc;
 }

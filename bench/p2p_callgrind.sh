@@ -6,8 +6,8 @@
 #     iterations * WORK + idle polls * POLL
 # where idle polls (progress rounds that found nothing, counted as calls of
 # Backoff::Pause) depend on timing. Two runs separate the terms: one where the
-# measured rank sleeps before each wait (-d 50: the message is mostly there
-# already, few idle polls) and one where its peer does (-d 200: many idle
+# measured rank sleeps before each wait (-D 50: the message is mostly there
+# already, few idle polls) and one where its peer does (-D 200: many idle
 # polls); a line through the two gives WORK and POLL.
 #   bench/p2p_callgrind.sh [latency|bw] [SIZE] [RANK]
 # latency: WORK per iteration = one grSend + one grRecv; bw: per message =
@@ -45,8 +45,8 @@ EOF
   build/bin/gpurun -n 2 "$out/wrap.sh" build/bin/gpurun-bench "$kind" -b "$size" -e "$size" -n "$iters" -w 10 \
     -W "$window" >/dev/null
 }
-run few "-d 50" ""
-run many "" "-d 200"
+run few "-D 50" ""
+run many "" "-D 200"
 
 python3 - "$out" "$kind" "$size" "$rank" "$iters" "$window" <<'EOF'
 import re, sys

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "coll/device_compat.h"
+
 namespace gpurun::coll {
 
 // Collective functions with their own device schedule, in NCCL's ncclFunc_t
@@ -60,6 +62,69 @@ constexpr const char* ProtocolName(Protocol proto) {
     case Protocol::kLL: return "ll";
     case Protocol::kLL128: return "ll128";
     case Protocol::kSimple: return "simple";
+  }
+  return "?";
+}
+
+// Element types and reduction operations, numbered as grDataType_t /
+// grRedOp_t (and ncclDataType_t / ncclRedOp_t), so a public value converts by
+// static_cast once the API layer has range-checked it.
+enum class DataType : uint8_t {
+  kInt8 = 0,
+  kUint8 = 1,
+  kInt32 = 2,
+  kUint32 = 3,
+  kInt64 = 4,
+  kUint64 = 5,
+  kFloat16 = 6,
+  kFloat32 = 7,
+  kFloat64 = 8,
+  kBfloat16 = 9
+};
+inline constexpr int kNumDataTypes = 10;
+
+enum class RedOp : uint8_t { kSum = 0, kProd = 1, kMax = 2, kMin = 3, kAvg = 4 };
+inline constexpr int kNumRedOps = 5;
+
+GR_HOST_DEVICE constexpr int ElemSize(DataType type) {
+  switch (type) {
+    case DataType::kInt8:
+    case DataType::kUint8: return 1;
+    case DataType::kFloat16:
+    case DataType::kBfloat16: return 2;
+    case DataType::kInt32:
+    case DataType::kUint32:
+    case DataType::kFloat32: return 4;
+    case DataType::kInt64:
+    case DataType::kUint64:
+    case DataType::kFloat64: return 8;
+  }
+  return 1;
+}
+
+constexpr const char* DataTypeName(DataType type) {
+  switch (type) {
+    case DataType::kInt8: return "int8";
+    case DataType::kUint8: return "uint8";
+    case DataType::kInt32: return "int32";
+    case DataType::kUint32: return "uint32";
+    case DataType::kInt64: return "int64";
+    case DataType::kUint64: return "uint64";
+    case DataType::kFloat16: return "half";
+    case DataType::kFloat32: return "float";
+    case DataType::kFloat64: return "double";
+    case DataType::kBfloat16: return "bfloat16";
+  }
+  return "?";
+}
+
+constexpr const char* RedOpName(RedOp op) {
+  switch (op) {
+    case RedOp::kSum: return "sum";
+    case RedOp::kProd: return "prod";
+    case RedOp::kMax: return "max";
+    case RedOp::kMin: return "min";
+    case RedOp::kAvg: return "avg";
   }
   return "?";
 }

@@ -146,6 +146,11 @@ class Engine : public WireSink {
   Status Probe(uint32_t context, int source, int tag, bool block, bool* found, grStatus_t* status,
                const char* what = "probe");
 
+  // Drives progress once (as Test does) and returns why `world_peer` failed
+  // (grRemoteError naming it) if it died or aborted, else OK. Never blocks;
+  // cheap enough for a polling loop (the collectives' CommLink::CheckPeer).
+  Status PeerFailure(int world_peer);
+
   // Cancels every pending request (grFinalize): each completes with `why`;
   // returns how many there were.
   int CancelAll(const Status& why);

@@ -54,6 +54,13 @@ Status Engine::DeadSourceError(const ContextState& context, int source, int sour
   return OkStatus();
 }
 
+Status Engine::PeerFailure(int world_peer) {
+  Lock lock(mu_);
+  GR_RETURN_IF_ERROR(ProgressLocked().status());
+  auto it = failed_.find(world_peer);
+  return it == failed_.end() ? OkStatus() : it->second;
+}
+
 void Engine::CancelLocked(Request* r, const Status& why) {
   if (r->complete) return;
   if (r->posted) ContextOf(r->context).queue.Unpost(r);

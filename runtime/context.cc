@@ -54,9 +54,19 @@ Status Context::CreateEngine(const EngineFactory& make_engine) {
   return engine_->AddContext(world_.internal_context_id, world_.world_ranks);
 }
 
+Context::Context(std::unique_ptr<Bootstrap> bootstrap)
+    : bootstrap_(std::move(bootstrap)), make_host_coll_(DefaultHostCollFactory()) {}
+
 Context::~Context() {
+  ReleaseCollectives();
   std::lock_guard<std::mutex> lock(comms_mu_);
   comms_.clear();
+}
+
+void Context::ReleaseCollectives() {
+  world_.coll.reset();
+  std::lock_guard<std::mutex> lock(comms_mu_);
+  for (auto& [raw, comm] : comms_) comm->coll.reset();
 }
 
 Status Context::Finalize() {
@@ -69,6 +79,7 @@ Status Context::Finalize() {
     }
     // No rank tears its wires down while a peer may still be using them.
     status = bootstrap_->Barrier().WithContext("grFinalize");
+    ReleaseCollectives();  // they use the engine
     engine_.reset();
   }
   {

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "coll/host/host_coll.h"
 #include "p2p/engine.h"
 #include "runtime/base/status.h"
 #include "runtime/bootstrap/bootstrap.h"
@@ -28,6 +29,9 @@ class Context {
  public:
   // Makes the engine once the peer table is known; collective over the job.
   using EngineFactory = std::function<StatusOr<std::unique_ptr<p2p::Engine>>(Bootstrap&, const std::vector<PeerInfo>&)>;
+
+  // Makes a communicator's collective engine on host buffers (comm_coll.h).
+  using HostCollFactory = std::function<StatusOr<std::unique_ptr<coll::HostColl>>(coll::CommLink&)>;
 
   // Reads the parameters, configures the logger, creates the bootstrap,
   // exchanges peer information and creates the engine. Collective over the job.
@@ -61,24 +65,36 @@ class Context {
   // requests on it are outstanding.
   Status FreeComm(grComm* comm);
 
+  // The factory of communicators' HostColl: coll::HostColl::Create when the
+  // host executor is built in (DefaultHostCollFactory); tests install their
+  // own before the first collective.
+  const HostCollFactory& host_coll_factory() const { return make_host_coll_; }
+  void set_host_coll_factory(HostCollFactory make) { make_host_coll_ = std::move(make); }
+
   // The lowest context id no communicator of this process has used; ids are
   // handed out increasingly and never reused (comm_split.h).
   uint32_t next_context_id() const;
   void set_next_context_id(uint32_t id);
 
  private:
-  explicit Context(std::unique_ptr<Bootstrap> bootstrap) : bootstrap_(std::move(bootstrap)) {}
+  explicit Context(std::unique_ptr<Bootstrap> bootstrap);
   Status CreateEngine(const EngineFactory& make_engine);
   bool IsLiveSplit(const grComm* comm) const;  // IsLive for any but the world
+  void ReleaseCollectives();                   // every communicator's collective state
 
   std::unique_ptr<Bootstrap> bootstrap_;
   std::vector<PeerInfo> peers_;
   std::unique_ptr<p2p::Engine> engine_;
+  HostCollFactory make_host_coll_;
   grComm world_;
   mutable std::mutex comms_mu_;
   std::unordered_map<const grComm*, std::unique_ptr<grComm>> comms_;  // guarded by comms_mu_
   uint32_t next_context_id_ = 2;                                      // guarded by comms_mu_
 };
+
+// coll::HostColl::Create where coll/host is built in; otherwise a factory
+// that fails with grUnsupported naming what is missing (host_coll_factory.cc).
+Context::HostCollFactory DefaultHostCollFactory();
 
 }  // namespace gpurun
 

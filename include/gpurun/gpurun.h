@@ -76,6 +76,12 @@ typedef enum {
 /** Untyped bytes. */
 #define grByte grUint8
 
+/** Reduction operations; the numbering matches ncclRedOp_t. grAvg is the sum
+ * divided by the number of ranks, computed after the sum in the element type
+ * (integer division truncates toward zero), so integer-valued inputs give one
+ * exact answer whatever the order of the additions. */
+typedef enum { grSum = 0, grProd = 1, grMax = 2, grMin = 3, grAvg = 4, grNumOps = 5 } grRedOp_t;
+
 /** Wildcards for receives and probes. */
 #define GR_ANY_SOURCE (-1)
 #define GR_ANY_TAG (-1)
@@ -218,6 +224,92 @@ grResult_t grSendrecv(const void* sendbuf, size_t sendcount, grDataType_t sendty
 
 /** Number of whole `type` elements in a completed receive's status. */
 grResult_t grGetCount(const grStatus_t* status, grDataType_t type, size_t* count);
+
+/*
+ * Collectives. Every rank of `comm` makes the same calls in the same order
+ * with matching counts, types, ops and roots (a mismatch that gpurun can see
+ * is grInvalidUsage naming the ranks; others are undefined, as in MPI).
+ * Counts are in elements of `type`, displacements in elements from the start
+ * of the buffer. `stream` must be GR_STREAM_HOST for host buffers: the call
+ * completes on return, with MPI semantics. In-place follows NCCL: an
+ * operation is in place when the send buffer is exactly where this rank's
+ * input lies inside the receive buffer (stated per call); any other overlap
+ * of the send and receive buffers is grInvalidArgument. A count of 0 and a
+ * communicator of one rank are valid. On a peer's failure or GPURUN_TIMEOUT a
+ * collective returns grRemoteError / grTimeout naming the peer it waited on;
+ * the receive buffer's contents are then undefined.
+ * GPURUN_ALGO / GPURUN_PROTO restrict the algorithm and protocol; a
+ * restriction that leaves nothing for a call is grInvalidUsage.
+ */
+
+/** Returns once every rank of comm has entered it. */
+grResult_t grBarrier(grComm_t comm, grStream_t stream);
+
+/** MPI_Bcast: root's `buf` to every rank's `buf`. */
+grResult_t grBcast(void* buf, size_t count, grDataType_t type, int root, grComm_t comm, grStream_t stream);
+
+/** ncclBroadcast: root's `sendbuf` to every rank's `recvbuf` (only the root
+ * reads sendbuf; in place when sendbuf == recvbuf at the root). */
+grResult_t grBroadcast(const void* sendbuf, void* recvbuf, size_t count, grDataType_t type, int root, grComm_t comm,
+                       grStream_t stream);
+
+/** The reduction of every rank's `sendbuf` into root's `recvbuf` (recvbuf is
+ * not used on other ranks and may be null there). In place: sendbuf == recvbuf. */
+grResult_t grReduce(const void* sendbuf, void* recvbuf, size_t count, grDataType_t type, grRedOp_t op, int root,
+                    grComm_t comm, grStream_t stream);
+
+/** The reduction of every rank's `sendbuf` into every rank's `recvbuf`. In
+ * place: sendbuf == recvbuf. */
+grResult_t grAllreduce(const void* sendbuf, void* recvbuf, size_t count, grDataType_t type, grRedOp_t op, grComm_t comm,
+                       grStream_t stream);
+
+/** Rank r's `sendcount` elements land at recvbuf + r * sendcount on every
+ * rank. In place: sendbuf == recvbuf + rank * sendcount. */
+grResult_t grAllgather(const void* sendbuf, void* recvbuf, size_t sendcount, grDataType_t type, grComm_t comm,
+                       grStream_t stream);
+
+/** Rank r's `recvcounts[r]` elements (its sendcount) land at recvbuf +
+ * displs[r] on every rank. In place: sendbuf == recvbuf + displs[rank]. */
+grResult_t grAllgatherv(const void* sendbuf, size_t sendcount, void* recvbuf, const size_t* recvcounts,
+                        const size_t* displs, grDataType_t type, grComm_t comm, grStream_t stream);
+
+/** The reduction of every rank's sendbuf (size * recvcount elements); rank r
+ * gets block r in recvbuf. In place: recvbuf == sendbuf + rank * recvcount. */
+grResult_t grReduceScatter(const void* sendbuf, void* recvbuf, size_t recvcount, grDataType_t type, grRedOp_t op,
+                           grComm_t comm, grStream_t stream);
+
+/** Block j (count elements) of rank i's sendbuf lands as block i of rank j's
+ * recvbuf. In place (MPI_IN_PLACE): sendbuf == recvbuf. */
+grResult_t grAlltoall(const void* sendbuf, void* recvbuf, size_t count, grDataType_t type, grComm_t comm,
+                      grStream_t stream);
+
+/** As grAlltoall with per-peer counts and displacements; sendcounts[j] on rank
+ * i must equal recvcounts[i] on rank j. In place: sendbuf == recvbuf (the
+ * send counts and displacements are then ignored, as MPI_IN_PLACE does). */
+grResult_t grAlltoallv(const void* sendbuf, const size_t* sendcounts, const size_t* sdispls, void* recvbuf,
+                       const size_t* recvcounts, const size_t* rdispls, grDataType_t type, grComm_t comm,
+                       grStream_t stream);
+
+/** Rank r's `count` elements land at root's recvbuf + r * count (recvbuf
+ * unused elsewhere). In place at the root: sendbuf == recvbuf + root * count. */
+grResult_t grGather(const void* sendbuf, void* recvbuf, size_t count, grDataType_t type, int root, grComm_t comm,
+                    grStream_t stream);
+
+/** Rank r's `sendcount` (== root's recvcounts[r]) elements land at root's
+ * recvbuf + displs[r]. In place at the root: sendbuf == recvbuf + displs[root]. */
+grResult_t grGatherv(const void* sendbuf, size_t sendcount, void* recvbuf, const size_t* recvcounts,
+                     const size_t* displs, grDataType_t type, int root, grComm_t comm, grStream_t stream);
+
+/** Block r (count elements) of root's sendbuf lands in rank r's recvbuf
+ * (sendbuf unused elsewhere). In place at the root: recvbuf == sendbuf + root * count. */
+grResult_t grScatter(const void* sendbuf, void* recvbuf, size_t count, grDataType_t type, int root, grComm_t comm,
+                     grStream_t stream);
+
+/** Root's sendcounts[r] elements at sendbuf + displs[r] land in rank r's
+ * recvbuf (recvcount == sendcounts[r]). In place at the root: recvbuf ==
+ * sendbuf + displs[root]. */
+grResult_t grScatterv(const void* sendbuf, const size_t* sendcounts, const size_t* displs, void* recvbuf,
+                      size_t recvcount, grDataType_t type, int root, grComm_t comm, grStream_t stream);
 
 /** The library's version as GR_VERSION_CODE encodes it. */
 grResult_t grGetVersion(int* version);

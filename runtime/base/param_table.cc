@@ -71,6 +71,10 @@ const StringParam kProto("GPURUN_PROTO", "",
                          "Protocols (ll, ll128, simple) collectives may use, in NCCL_PROTO's grammar as for "
                          "GPURUN_ALGO: \"^ll128\", \"simple;allreduce:ll\"; empty: no restriction.");
 
+const IntParam kNChannels("GPURUN_NCHANNELS", 0, 0, 64,
+                          "Channels every collective uses (0: the tuner chooses per call); the host path runs at most "
+                          "16, and a collective there fails naming this variable when it is set higher.");
+
 std::vector<std::string> UnknownGpurunVariables() {
   std::vector<std::string> unknown;
   for (const std::string& name : EnvNamesWithPrefix("GPURUN_")) {

@@ -27,8 +27,9 @@ extern const DurationParam kProgressYield;     // GPURUN_PROGRESS_YIELD: then po
 extern const DurationParam kProgressMaxSleep;  // GPURUN_PROGRESS_MAX_SLEEP: then sleeping, up to this
 
 // Collectives.
-extern const StringParam kAlgo;   // GPURUN_ALGO: allowed algorithms per collective (coll/tuner/override.h)
-extern const StringParam kProto;  // GPURUN_PROTO: allowed protocols per collective (coll/tuner/override.h)
+extern const StringParam kAlgo;    // GPURUN_ALGO: allowed algorithms per collective (coll/tuner/override.h)
+extern const StringParam kProto;   // GPURUN_PROTO: allowed protocols per collective (coll/tuner/override.h)
+extern const IntParam kNChannels;  // GPURUN_NCHANNELS: channels per collective, 0 = the tuner's choice
 
 enum BootstrapChoice : int64_t { kBootstrapAuto = 0, kBootstrapPmix = 1, kBootstrapSingleton = 2 };
 enum P2pTransportChoice : int64_t { kP2pAuto = 0, kP2pShm = 1, kP2pUcx = 2 };

@@ -1,0 +1,57 @@
+// The benchmark's buffers: one send and one receive buffer per rank,
+// allocated once for the largest size (page-aligned and touched, so neither
+// allocation nor page faults fall inside a timed loop), the pointers a call
+// gets out of place and in place, and the data check: fill the inputs, poison
+// the outputs, count the wrong output elements.
+#ifndef GPURUN_BENCH_COLL_BUFFERS_H_
+#define GPURUN_BENCH_COLL_BUFFERS_H_
+
+#include <cstddef>
+
+#include "bench/coll_data.h"
+#include "bench/coll_layout.h"
+
+// A page-aligned, zero-filled allocation.
+class AlignedBuffer {
+ public:
+  explicit AlignedBuffer(size_t bytes);
+  ~AlignedBuffer();
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+  char* data() const { return data_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  char* data_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+// What one rank's call of one row is: the collective's data pattern, the
+// layout, this rank, and whether it is the in-place variant. An in-place call
+// works inside the receive buffer.
+struct CollCase {
+  DataPattern pattern;
+  CollLayout layout;
+  int rank = 0;
+  bool in_place = false;
+};
+
+struct CollBuffers {
+  explicit CollBuffers(size_t max_bytes) : send(max_bytes), recv(max_bytes) {}
+  AlignedBuffer send;
+  AlignedBuffer recv;
+};
+
+// The buffers the call passes (in place: the views inside the receive buffer).
+void* SendPointer(const CollCase& c, const CollBuffers& b);
+void* RecvPointer(const CollCase& c, const CollBuffers& b);
+
+// Poisons this rank's output, then writes the inputs of iteration
+// c.pattern.iter (only the root's for bcast and scatter).
+void PrepareCheck(const CollCase& c, const CollBuffers& b);
+
+// Output elements of this rank that differ from the expected values (0 on a
+// rank that receives nothing, e.g. a non-root of reduce or gather).
+size_t CountWrong(const CollCase& c, const CollBuffers& b);
+
+#endif  // GPURUN_BENCH_COLL_BUFFERS_H_

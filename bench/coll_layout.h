@@ -1,0 +1,44 @@
+// The collectives gpurun-bench measures and the arithmetic of one row of a
+// sweep: from a size in bytes to the count argument, the send and receive
+// buffer extents, where an in-place call's input and output lie inside its one
+// buffer, and the bus-bandwidth factor (nccl-tests' conventions,
+// ../shared/reference/nccl_anchor.md §2.2 and §2.4).
+#ifndef GPURUN_BENCH_COLL_LAYOUT_H_
+#define GPURUN_BENCH_COLL_LAYOUT_H_
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+enum class CollKind { kAllreduce, kBcast, kReduce, kAllgather, kReduceScatter, kAlltoall, kGather, kScatter, kBarrier };
+
+// "allreduce", "bcast", ...; the names gpurun-bench takes and prints.
+const char* CollName(CollKind kind);
+// Accepts CollName's names and nccl-tests' (all_reduce, broadcast, reduce_scatter, ...).
+std::optional<CollKind> ParseCollName(std::string_view name);
+
+// Whether the collective reduces (takes an op), has a root, and moves data.
+bool IsReduction(CollKind kind);
+bool HasRoot(CollKind kind);
+bool MovesData(CollKind kind);
+
+// One row's geometry for one rank. Element offsets and counts are in elements.
+struct CollLayout {
+  size_t count = 0;       // the count argument of the call (per rank for allgather, gather, scatter, ...)
+  size_t send_elems = 0;  // elements this rank's call reads (out of place)
+  size_t recv_elems = 0;  // elements this rank's call writes (out of place)
+  size_t bytes = 0;       // the "size" column: max(send, recv) elements times the element size
+  // In place: whether this rank's call is in place at all (gather and scatter
+  // are in place only at the root), and where the input and the output lie
+  // inside the one buffer.
+  bool in_place_here = false;
+  size_t in_place_send_offset = 0;
+  size_t in_place_recv_offset = 0;
+  double bus_factor = 0;  // busbw = algbw * bus_factor
+};
+
+// The layout of `kind` for `bytes` (rounded down to whole elements, and for
+// the collectives whose buffers hold one block per rank, to whole blocks).
+CollLayout MakeLayout(CollKind kind, size_t bytes, size_t elem_size, int nranks, int rank, int root);
+
+#endif  // GPURUN_BENCH_COLL_LAYOUT_H_

@@ -1,0 +1,77 @@
+// CommLink: what the host collective engine needs from a communicator, and
+// nothing more. runtime/ implements it over the point-to-point engine and the
+// peer table (runtime/coll_link.{h,cc}); unit tests implement it with threads
+// of one process. Ranks are communicator ranks.
+//
+// Setup (connector exchange) uses AllGather; cross-host edges and the
+// point-to-point collectives (alltoall(v), gather(v), scatter(v)) use the
+// Isend/Irecv/WaitAll triple on the communicator's internal context, whose
+// tags from kCollTagBase up belong to collectives. Every wait in the
+// executor's shared-memory polling loops calls CheckPeer with the rank it
+// waits on, so a dead or aborted peer ends the wait with grRemoteError naming
+// it, and the wait's own GPURUN_TIMEOUT clock names it on timeout.
+#ifndef GPURUN_COLL_HOST_COMM_LINK_H_
+#define GPURUN_COLL_HOST_COMM_LINK_H_
+
+#include <cstddef>
+#include <span>
+#include <string>
+
+#include "runtime/base/status.h"
+
+namespace gpurun::coll {
+
+// A pending point-to-point operation of a CommLink (opaque: coll/ does not
+// depend on p2p/; runtime/ hands out p2p::Request pointers as these, tests
+// their own objects).
+struct LinkRequest;
+
+// Tags on the internal context below kCollTagBase are the runtime's
+// (split/dup use 1, 2); kCollTagBase up to kCollExecutorTagBase - 1 belong to
+// the CommLink's own setup exchange and the point-to-point collectives
+// (runtime/comm.h lists them); the executor's cross-host connectors use tags
+// from kCollExecutorTagBase up, so no message of theirs can match another
+// collective's while ranks are one call apart.
+inline constexpr int kCollTagBase = 16;
+inline constexpr int kCollExecutorTagBase = 64;
+
+class CommLink {
+ public:
+  virtual ~CommLink() = default;
+
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Whether comm rank `peer` runs on this host, so shared memory reaches it.
+  virtual bool SameHost(int peer) const = 0;
+  // Ranks of this communicator on this host (1 with a single rank).
+  virtual int LocalSize() const = 0;
+  // "rank 3 (host h, pid 1234)": how errors name a peer.
+  virtual std::string DescribePeer(int peer) const = 0;
+  // A string unique to this communicator within the job and stable across
+  // its ranks (names shared-memory segments together with the rank).
+  virtual std::string UniqueName() const = 0;
+
+  // Collective: `bytes` bytes at `mine` from every rank, in rank order, into
+  // `all` (size() * bytes).
+  virtual Status AllGather(const void* mine, size_t bytes, void* all) = 0;
+
+  // Point-to-point on the internal context. A request is owned by the link
+  // until WaitAll/Test completes it.
+  virtual StatusOr<LinkRequest*> Isend(int peer, int tag, const void* data, size_t bytes) = 0;
+  virtual StatusOr<LinkRequest*> Irecv(int peer, int tag, void* data, size_t bytes) = 0;
+  // Completes (and frees, nulling the entries) every non-null request; a
+  // received message of another size than posted is an InternalError naming
+  // the peer. `what` names the operation in errors.
+  virtual Status WaitAll(std::span<LinkRequest*> requests, const char* what) = 0;
+  // Never blocks: *done when the request completed (it is then freed).
+  virtual Status Test(LinkRequest** request, bool* done) = 0;
+
+  // Drives point-to-point progress and reports whether `peer` failed (died,
+  // aborted): OkStatus or grRemoteError naming it. Cheap enough to call
+  // every few microseconds from a polling loop.
+  virtual Status CheckPeer(int peer) = 0;
+};
+
+}  // namespace gpurun::coll
+
+#endif  // GPURUN_COLL_HOST_COMM_LINK_H_

@@ -1,0 +1,191 @@
+// ConnGroup::Create (conn_group.h): edge lists, segments, the two exchanges.
+#include "coll/host/conn_group.h"
+
+#include <map>
+
+#include "coll/host/fifo_sizes.h"
+#include "coll/planner/planner.h"
+#include "p2p/shm/shm_names.h"
+#include "runtime/base/log.h"
+
+namespace gpurun::coll {
+namespace {
+
+constexpr int kRegionsRing = 1;
+constexpr int kRegionsTree = kNumDoubleTrees * (1 + kTreeMaxChildren);
+
+// One directed edge as this rank sees it.
+struct Edge {
+  int peer;
+  int region;  // FIFO index in the receiver's segment
+  int code;    // tag offset: ring 0, tree t up 1 + 2t, down 2 + 2t
+  RecvConn* recv;
+  SendConn* send;
+};
+
+int ChildSlot(const TreeLinks& links, int child) {
+  for (int j = 0; j < kTreeMaxChildren; ++j) {
+    if (links.children[j] == child) return j;
+  }
+  return -1;
+}
+
+// Every edge of the group at this rank, incoming and outgoing.
+void ListEdges(ConnGroup& g, Algo algo, int nranks, int rank, std::vector<Edge>* in, std::vector<Edge>* out) {
+  if (algo == Algo::kOneShot) {
+    g.peer_recv.assign(static_cast<size_t>(nranks), RecvConn{});
+    g.peer_send.assign(static_cast<size_t>(nranks), SendConn{});
+    for (int p = 0; p < nranks; ++p) {
+      if (p == rank) continue;
+      g.peer_recv[static_cast<size_t>(p)].peer = g.peer_send[static_cast<size_t>(p)].peer = p;
+      in->push_back({p, ConnGroup::OneShotRegion(p, rank), 0, &g.peer_recv[static_cast<size_t>(p)], nullptr});
+      out->push_back({p, ConnGroup::OneShotRegion(rank, p), 0, nullptr, &g.peer_send[static_cast<size_t>(p)]});
+    }
+    return;
+  }
+  if (algo == Algo::kRing) {
+    const int prev = (rank + nranks - 1) % nranks, next = (rank + 1) % nranks;
+    g.ring_recv.peer = prev;
+    g.ring_send.peer = next;
+    in->push_back({prev, 0, 0, &g.ring_recv, nullptr});
+    out->push_back({next, 0, 0, nullptr, &g.ring_send});
+    return;
+  }
+  for (int t = 0; t < kNumDoubleTrees; ++t) {
+    TreeConns& tc = g.tree[t];
+    tc.links = DoubleTreeLinks(nranks, rank, t);
+    const int up = 1 + 2 * t, down = 2 + 2 * t;
+    if (const int p = tc.links.parent; p >= 0) {
+      tc.recv[0].peer = tc.send[0].peer = p;
+      in->push_back({p, 3 * t, down, &tc.recv[0], nullptr});
+      const int slot = ChildSlot(DoubleTreeLinks(nranks, p, t), rank);
+      out->push_back({p, 3 * t + 1 + slot, up, nullptr, &tc.send[0]});
+    }
+    for (int j = 0; j < kTreeMaxChildren; ++j) {
+      const int c = tc.links.children[j];
+      if (c < 0) continue;
+      tc.recv[1 + j].peer = tc.send[1 + j].peer = c;
+      in->push_back({c, 3 * t + 1 + j, up, &tc.recv[1 + j], nullptr});
+      out->push_back({c, 3 * t, down, nullptr, &tc.send[1 + j]});
+    }
+  }
+}
+
+// AllGather of one success byte: OkStatus when every rank succeeded.
+Status AgreeOnSuccess(CommLink& link, const Status& mine, const char* phase) {
+  const char ok = mine.ok() ? 1 : 0;
+  std::vector<char> all(static_cast<size_t>(link.size()));
+  GR_RETURN_IF_ERROR(link.AllGather(&ok, 1, all.data()));
+  if (!mine.ok()) return mine;
+  for (int r = 0; r < link.size(); ++r) {
+    if (all[static_cast<size_t>(r)] == 0) {
+      return RemoteError(std::string("collective connector setup (") + phase + ") failed on " + link.DescribePeer(r));
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+int ConnGroup::GroupIndex(Algo algo, Protocol proto, int channel) {
+  const int a = algo == Algo::kTree ? 1 : algo == Algo::kOneShot ? 2 : 0;
+  return (a * kNumProtocols + static_cast<int>(proto)) * kMaxChannels + channel;
+}
+
+std::string ConnGroup::SegmentName(const std::string& unique_name, int group, int rank) {
+  std::string name = p2p::ShmSegmentPrefix(unique_name);
+  name.pop_back();  // "/gpurun-<unique>" followed by digits only
+  std::string digits = std::to_string(static_cast<uint64_t>(group) * 100000000ull + static_cast<uint64_t>(rank));
+  if (digits.size() < 12) digits.insert(0, 12 - digits.size(), '0');
+  return name + digits;
+}
+
+StatusOr<std::unique_ptr<ConnGroup>> ConnGroup::Create(CommLink& link, Algo algo, Protocol proto, int channel) {
+  std::unique_ptr<ConnGroup> group(new ConnGroup(algo, proto));
+  GR_RETURN_IF_ERROR(group->Setup(link, channel));
+  return group;
+}
+
+Status ConnGroup::Setup(CommLink& link, int channel) {
+  const int rank = link.rank(), nranks = link.size();
+  const int group = GroupIndex(algo_, proto_, channel);
+  const uint64_t buffer = HostBufferBytes(proto_);
+  const uint64_t region = sizeof(FifoHeader) + buffer;
+  if (algo_ != Algo::kRing && algo_ != Algo::kTree && algo_ != Algo::kOneShot) {
+    return InternalError(std::string("no connector group for the ") + AlgoName(algo_) + " algorithm");
+  }
+  // Every rank sees the same: with ranks on several hosts, each has a peer elsewhere.
+  if (algo_ == Algo::kOneShot && link.LocalSize() != nranks) {
+    return InvalidUsage("oneshot connectors need every rank on one host; " + std::to_string(link.LocalSize()) +
+                        " of the communicator's " + std::to_string(nranks) + " ranks are on this host");
+  }
+  const int nregions = algo_ == Algo::kRing ? kRegionsRing : algo_ == Algo::kTree ? kRegionsTree : nranks - 1;
+  std::vector<Edge> in, out;
+  ListEdges(*this, algo_, nranks, rank, &in, &out);
+
+  // Cross-host edges: staging and tags; same-host incoming edges: our segment.
+  bool any_local_in = false;
+  for (auto* edges : {&in, &out}) {
+    for (Edge& e : *edges) {
+      const int tag = kCollExecutorTagBase + 8 * group + e.code;
+      if (link.SameHost(e.peer)) {
+        any_local_in |= edges == &in;
+        continue;
+      }
+      staging_.push_back(std::make_unique<std::byte[]>(buffer));
+      if (e.recv) *e.recv = RecvConn{e.peer, true, tag, staging_.back().get(), nullptr, 0};
+      if (e.send) {
+        *e.send = SendConn{};
+        e.send->peer = e.peer;
+        e.send->net = true;
+        e.send->tag = tag;
+        e.send->buf = staging_.back().get();
+      }
+    }
+  }
+  const std::string own_name = SegmentName(link.UniqueName(), group, rank);
+  Status created = OkStatus();
+  if (any_local_in) {
+    auto seg = p2p::shm::ShmSegment::Create(own_name, static_cast<size_t>(region) * nregions);
+    if (seg.ok()) {
+      own_ = std::move(seg).value();
+      for (Edge& e : in) {
+        if (!link.SameHost(e.peer)) continue;
+        auto* base = own_.data() + region * static_cast<uint64_t>(e.region);
+        *e.recv = RecvConn{e.peer, false, 0, base + sizeof(FifoHeader), reinterpret_cast<FifoHeader*>(base), 0};
+      }
+    } else {
+      created = seg.status();
+    }
+  }
+  GR_RETURN_IF_ERROR(AgreeOnSuccess(link, created, "create"));
+
+  Status mapped = OkStatus();
+  std::map<int, size_t> opened;  // receiver -> index in peers_
+  for (Edge& e : out) {
+    if (!link.SameHost(e.peer)) continue;
+    auto it = opened.find(e.peer);
+    if (it == opened.end()) {
+      auto seg = p2p::shm::ShmSegment::Open(SegmentName(link.UniqueName(), group, e.peer),
+                                            static_cast<size_t>(region) * nregions);
+      if (!seg.ok()) {
+        mapped = seg.status();
+        break;
+      }
+      peers_.push_back(std::move(seg).value());
+      it = opened.emplace(e.peer, peers_.size() - 1).first;
+    }
+    auto* base = peers_[it->second].data() + region * static_cast<uint64_t>(e.region);
+    *e.send = SendConn{};
+    e.send->peer = e.peer;
+    e.send->buf = base + sizeof(FifoHeader);
+    e.send->header = reinterpret_cast<FifoHeader*>(base);
+  }
+  GR_RETURN_IF_ERROR(AgreeOnSuccess(link, mapped, "map"));
+  if (any_local_in) GR_RETURN_IF_ERROR(own_.Unlink());
+  GR_LOG(Info, Coll) << "connectors ready: " << AlgoName(algo_) << "/" << ProtocolName(proto_) << " channel " << channel
+                     << ", " << in.size() << " in, " << out.size() << " out";
+  return OkStatus();
+}
+
+}  // namespace gpurun::coll

@@ -1,0 +1,191 @@
+// HostColl::Create and Run (host_coll.h, host_coll_impl.h): choice, plan,
+// lazy connector groups, then each work in the calling thread.
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "coll/host/algorithms.h"
+#include "coll/host/host_coll_impl.h"
+#include "coll/host/reduce.h"
+#include "coll/tuner/tuner_tables.h"
+#include "runtime/base/param_table.h"
+
+namespace gpurun::coll {
+namespace {
+
+// The tuner may pick any channel count its tables allow; groups exist for each.
+static_assert(kHostMaxChannels <= kMaxChannels);
+
+// Bytes of the output buffer (and of the input, but for allgather /
+// reducescatter) of `call` on `nranks` ranks.
+uint64_t OutputBytes(const CollCall& call, int nranks) {
+  const uint64_t bytes = call.count * static_cast<uint64_t>(ElemSize(call.type));
+  return call.func == Func::kAllGather ? bytes * static_cast<uint64_t>(nranks) : bytes;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<HostColl>> HostColl::Create(CommLink& link) {
+  GR_ASSIGN_OR_RETURN(std::unique_ptr<HostCollImpl> impl, HostCollImpl::CreateImpl(link));
+  return std::unique_ptr<HostColl>(std::move(impl));
+}
+
+StatusOr<std::unique_ptr<HostCollImpl>> HostCollImpl::CreateImpl(CommLink& link) {
+  std::unique_ptr<HostCollImpl> impl(new HostCollImpl(link));
+  GR_ASSIGN_OR_RETURN(impl->override_, LoadCollOverride());
+  impl->timeout_s_ = params::kTimeout.Get();
+  const unsigned cores = std::thread::hardware_concurrency();
+  const bool shared = cores != 0 && static_cast<unsigned>(link.LocalSize()) > cores;
+  impl->policy_ = p2p::Backoff::ForWait(p2p::Backoff::PolicyFromParams(), 0, shared);
+  impl->scratch_ = std::make_unique<std::byte[]>(3 * kHostMaxStepDataBytes);
+  return impl;
+}
+
+Status HostCollImpl::RunSingleRank(const CollCall& call) {
+  if (call.send != call.recv) std::memcpy(call.recv, call.send, OutputBytes(call, 1));
+  return OkStatus();
+}
+
+StatusOr<ConnGroup*> HostCollImpl::Group(Algo algo, Protocol proto, int channel) {
+  std::unique_ptr<ConnGroup>& slot = groups_[static_cast<size_t>(ConnGroup::GroupIndex(algo, proto, channel))];
+  if (!slot) {
+    GR_ASSIGN_OR_RETURN(slot, ConnGroup::Create(link_, algo, proto, channel));
+  }
+  return slot.get();
+}
+
+StatusOr<TuneChoice> HostCollImpl::Choose(const CollCall& call, const TuneChoice* forced) const {
+  const int nranks = link_.size();
+  if (forced != nullptr) {
+    if (!HostAlgoExists(call.func, forced->algo)) {
+      return InvalidUsage(std::string("forced algorithm ") + AlgoName(forced->algo) + " does not exist for " +
+                          FuncName(call.func) + " on host buffers");
+    }
+    if (forced->algo == Algo::kOneShot && link_.LocalSize() != nranks) {
+      return InvalidUsage(std::string("forced algorithm oneshot does not exist for ") + FuncName(call.func) +
+                          " on a communicator across hosts (" + std::to_string(link_.LocalSize()) + " of its " +
+                          std::to_string(nranks) + " ranks are on this host): it needs every rank on one host");
+    }
+    if (forced->nchannels < 1 || forced->nchannels > kMaxChannels) {
+      return InvalidUsage("forced channel count " + std::to_string(forced->nchannels) + " is outside 1.." +
+                          std::to_string(kMaxChannels));
+    }
+    return *forced;
+  }
+  TuneInput in;
+  in.func = call.func;
+  in.bytes = OutputBytes(call, nranks);
+  if (call.func == Func::kReduceScatter) in.bytes *= static_cast<uint64_t>(nranks);
+  in.nranks = nranks;
+  in.local_ranks = link_.LocalSize();
+  // The link counts ranks per host, not hosts: assume equally filled hosts.
+  in.nnodes = static_cast<int>(DivUp(static_cast<uint64_t>(nranks), static_cast<uint64_t>(in.local_ranks)));
+  GR_ASSIGN_OR_RETURN(const TuneChoice choice, ChooseHost(in, override_));
+  if (choice.algo == Algo::kOneShot && in.nnodes > 1) {
+    return InternalError("the host tuner chose oneshot for " + std::to_string(in.nnodes) +
+                         " hosts; oneshot needs every rank on one host (tuner tables)");
+  }
+  return choice;
+}
+
+// The choice is made (and a restriction that leaves nothing is reported)
+// before count 0 and one rank return, so a forced choice is checked the same
+// way for every count. A call that fails once traffic started leaves the
+// connectors' step counters out of step between ranks: later calls fail with
+// the first failure instead of exchanging garbage. A cached plan was checked
+// when it was made; its choice inputs are its key.
+Status HostCollImpl::Run(const CollCall& call, const TuneChoice* forced) {
+  if (!broken_.ok()) [[unlikely]] {
+    return Status(broken_.code(),
+                  "an earlier collective on this communicator failed, so its connectors are out "
+                  "of step; create a new communicator. The failure: " +
+                      broken_.message());
+  }
+  const PlanKey key = PlanCache::KeyOf(call, forced, forced == nullptr ? params::kNChannels.Get() : 0);
+  CachedPlan& slot = plans_.SlotFor(key);
+  if (slot.valid && slot.key == key) [[likely]] {
+    Status status = RunWorks(call, slot.nworks, slot.works, slot.groups, slot.configs);
+    if (!status.ok()) [[unlikely]]
+      broken_ = status;
+    return status;
+  }
+  GR_ASSIGN_OR_RETURN(const TuneChoice choice, Choose(call, forced));
+  if (call.count == 0) return OkStatus();
+  if (link_.size() == 1) return RunSingleRank(call);
+  Status status = Execute(call, choice, key, slot);
+  if (!status.ok()) broken_ = status;
+  return status;
+}
+
+PrimConfig HostCollImpl::BaseConfig(const CollCall& call, const TuneChoice& choice) const {
+  PrimConfig cfg;
+  cfg.site.link = &link_;
+  cfg.site.func = call.func;
+  cfg.site.algo = choice.algo;
+  cfg.site.proto = choice.proto;
+  cfg.site.timeout_s = timeout_s_;
+  cfg.site.policy = policy_;
+  cfg.reduce = ReduceFnFor(call.type, call.op);
+  cfg.divide = DivideFnFor(call.type);
+  cfg.divisor = static_cast<uint64_t>(link_.size());
+  cfg.elem_size = ElemSize(call.type);
+  cfg.buffer_bytes = HostBufferBytes(choice.proto);
+  cfg.recv_scratch[0] = scratch_.get();
+  cfg.recv_scratch[1] = scratch_.get() + kHostMaxStepDataBytes;
+  cfg.send_scratch = scratch_.get() + 2 * kHostMaxStepDataBytes;
+  return cfg;
+}
+
+Status HostCollImpl::Execute(const CollCall& call, const TuneChoice& choice, const PlanKey& key, CachedPlan& slot) {
+  PlanInput plan;
+  plan.func = call.func;
+  plan.type = call.type;
+  plan.op = call.op;
+  plan.count = call.count;
+  plan.root_index = call.root;
+  plan.nranks = link_.size();
+  plan.ring_index = link_.rank();
+  plan.algo = choice.algo;
+  plan.proto = choice.proto;
+  plan.nchannels = choice.nchannels;
+  plan.buffer_bytes = HostBufferBytes(choice.proto);
+  WorkDesc works[kMaxWorks];
+  GR_ASSIGN_OR_RETURN(const int nworks, PlanCollective(plan, works));
+
+  // Every rank makes the same groups in the same order (collective setup).
+  ConnGroup* groups[kMaxWorks];
+  PrimConfig configs[kMaxWorks];
+  const PrimConfig base = BaseConfig(call, choice);
+  for (int i = 0; i < nworks; ++i) {
+    const WorkDesc& w = works[i];
+    GR_ASSIGN_OR_RETURN(groups[i], Group(w.algo, w.proto, w.channel));
+    configs[i] = base;
+    configs[i].site.channel = w.channel;
+    configs[i].steps = ChunkSteps{w.chunk_steps, w.slice_steps};
+    configs[i].step_elems = w.step_elems;
+  }
+  if (nworks > kCachedWorks) return RunWorks(call, nworks, works, groups, configs);
+  slot.valid = false;
+  slot.key = key;
+  slot.nworks = nworks;
+  for (int i = 0; i < nworks; ++i) {
+    slot.works[i] = works[i];
+    slot.groups[i] = groups[i];
+    slot.configs[i] = configs[i];
+  }
+  slot.valid = true;
+  return RunWorks(call, slot.nworks, slot.works, slot.groups, slot.configs);
+}
+
+Status HostCollImpl::RunWorks(const CollCall& call, int nworks, const WorkDesc* works, ConnGroup* const* groups,
+                              const PrimConfig* configs) {
+  const auto* send = static_cast<const std::byte*>(call.send);
+  auto* recv = static_cast<std::byte*>(call.recv);
+  for (int i = 0; i < nworks; ++i) {
+    const WorkArgs args{&works[i], send, recv, groups[i], &configs[i]};
+    GR_RETURN_IF_ERROR(RunWork(args));
+  }
+  return OkStatus();
+}
+
+}  // namespace gpurun::coll

@@ -1,0 +1,63 @@
+// HostCollImpl: the HostColl behind HostColl::Create, with the testing entry
+// point Run(call, forced) that runs a call with a given (algorithm, protocol,
+// channels) instead of asking the tuner, without environment variables.
+//
+// Per call, once the connectors of the chosen group exist: no heap
+// allocation, no lock, no map lookup (groups are an array indexed by
+// algorithm, protocol and channel; works live on the stack). A repeated call
+// finds its plan in the PlanCache (plan_cache.h) and skips the tuner and the
+// planner. Channels run one after the other in the calling thread, in
+// channel order (tree: tree 0 then tree 1 within a channel), the same order
+// on every rank.
+#ifndef GPURUN_COLL_HOST_HOST_COLL_IMPL_H_
+#define GPURUN_COLL_HOST_HOST_COLL_IMPL_H_
+
+#include <array>
+#include <memory>
+
+#include "coll/host/conn_group.h"
+#include "coll/host/fifo_sizes.h"
+#include "coll/host/host_coll.h"
+#include "coll/host/plan_cache.h"
+#include "coll/planner/planner.h"
+#include "coll/tuner/override.h"
+#include "coll/tuner/tuner.h"
+#include "p2p/backoff.h"
+
+namespace gpurun::coll {
+
+class HostCollImpl final : public HostColl {
+ public:
+  static StatusOr<std::unique_ptr<HostCollImpl>> CreateImpl(CommLink& link);
+
+  Status Run(const CollCall& call) override { return Run(call, nullptr); }
+  // `forced` (may be null: ask the tuner) must name a pair HostAlgoExists
+  // accepts, an algorithm the communicator's layout allows (oneshot: all
+  // ranks on one host) and 1..kMaxChannels channels; else InvalidUsage.
+  Status Run(const CollCall& call, const TuneChoice* forced);
+
+ private:
+  explicit HostCollImpl(CommLink& link) : link_(link) {}
+  StatusOr<TuneChoice> Choose(const CollCall& call, const TuneChoice* forced) const;
+  // Plans `call`, makes the groups it needs and runs it; caches the plan in
+  // `slot` when it fits.
+  Status Execute(const CollCall& call, const TuneChoice& choice, const PlanKey& key, CachedPlan& slot);
+  Status RunWorks(const CollCall& call, int nworks, const WorkDesc* works, ConnGroup* const* groups,
+                  const PrimConfig* configs);
+  PrimConfig BaseConfig(const CollCall& call, const TuneChoice& choice) const;
+  Status RunSingleRank(const CollCall& call);
+  StatusOr<ConnGroup*> Group(Algo algo, Protocol proto, int channel);
+
+  CommLink& link_;
+  CollOverride override_;  // GPURUN_ALGO / GPURUN_PROTO, read once by CreateImpl
+  double timeout_s_ = 0;   // GPURUN_TIMEOUT, read once by CreateImpl
+  p2p::Backoff::Policy policy_{};
+  std::array<std::unique_ptr<ConnGroup>, ConnGroup::kNumGroups> groups_;
+  std::unique_ptr<std::byte[]> scratch_;  // 3 steps: two receive peers and one send
+  PlanCache plans_;
+  Status broken_;  // the first failure after traffic started (Run)
+};
+
+}  // namespace gpurun::coll
+
+#endif  // GPURUN_COLL_HOST_HOST_COLL_IMPL_H_

@@ -1,0 +1,92 @@
+// PlanCache: the few most recent plans of one HostColl, so a repeated call
+// (same function, type, op, count, root and choice inputs) skips the tuner,
+// the planner, the connector-group lookup and the primitives' configuration:
+// what the call then does is run its works. Direct-mapped, kPlanCacheSlots
+// entries, each holding up to kCachedWorks works (one channel: a ring or
+// one-shot work, or the tree's two); a plan with more works (forced extra
+// channels) runs uncached. Fixed size, no allocation; not thread-safe (as
+// HostColl::Run).
+//
+// Everything a cached plan depends on is in its key or fixed for the
+// HostColl's life: the call's (func, type, op, count, root), the forced
+// choice if any, and GPURUN_NCHANNELS (read per call, since tests change it);
+// GPURUN_ALGO / GPURUN_PROTO and GPURUN_TIMEOUT are read once when the
+// HostColl is made, and the communicator's shape never changes.
+#ifndef GPURUN_COLL_HOST_PLAN_CACHE_H_
+#define GPURUN_COLL_HOST_PLAN_CACHE_H_
+
+#include <cstdint>
+
+#include "coll/host/conn_group.h"
+#include "coll/host/host_coll.h"
+#include "coll/host/primitives.h"
+#include "coll/planner/work.h"
+#include "coll/tuner/tuner.h"
+
+namespace gpurun::coll {
+
+inline constexpr int kPlanCacheBits = 3;
+inline constexpr int kPlanCacheSlots = 1 << kPlanCacheBits;
+inline constexpr int kCachedWorks = 2;
+
+// What selects a plan.
+struct PlanKey {
+  uint64_t count = 0;
+  int64_t nchannels_param = 0;  // GPURUN_NCHANNELS (automatic choice only)
+  int32_t root = 0;
+  Func func = Func::kAllReduce;
+  DataType type = DataType::kFloat32;
+  RedOp op = RedOp::kSum;
+  bool forced = false;  // then also:
+  Algo algo = Algo::kRing;
+  Protocol proto = Protocol::kSimple;
+  int32_t nchannels = 0;
+
+  bool operator==(const PlanKey&) const = default;
+};
+
+// A ready-to-run plan: its works, their groups and primitive configurations.
+struct CachedPlan {
+  bool valid = false;
+  PlanKey key;
+  int nworks = 0;
+  WorkDesc works[kCachedWorks];
+  ConnGroup* groups[kCachedWorks] = {};
+  PrimConfig configs[kCachedWorks];
+};
+
+class PlanCache {
+ public:
+  static PlanKey KeyOf(const CollCall& call, const TuneChoice* forced, int64_t nchannels_param) {
+    PlanKey key;
+    key.count = call.count;
+    key.root = call.root;
+    key.func = call.func;
+    key.type = call.type;
+    key.op = call.op;
+    if (forced != nullptr) {
+      key.forced = true;
+      key.algo = forced->algo;
+      key.proto = forced->proto;
+      key.nchannels = forced->nchannels;
+    } else {
+      key.nchannels_param = nchannels_param;
+    }
+    return key;
+  }
+
+  // The slot `key` maps to; a hit when slot.valid && slot.key == key.
+  CachedPlan& SlotFor(const PlanKey& key) {
+    const uint64_t kind =
+        static_cast<uint64_t>(key.func) | static_cast<uint64_t>(key.type) << 3 | static_cast<uint64_t>(key.op) << 7;
+    const uint64_t h = (key.count + kind * 0x51ED27ull) * 0x9E3779B97F4A7C15ull;  // Fibonacci hashing
+    return slots_[h >> (64 - kPlanCacheBits)];
+  }
+
+ private:
+  CachedPlan slots_[kPlanCacheSlots];
+};
+
+}  // namespace gpurun::coll
+
+#endif  // GPURUN_COLL_HOST_PLAN_CACHE_H_

@@ -1,0 +1,91 @@
+// The executor's primitives (NCCL's prims: send, recv, recvReduceSend,
+// recvReduceCopySend, recvCopySend, recvReduceCopy, copySend), templated on
+// the protocol policy types of wire_format.h and run by the calling thread.
+// One Prims object serves one work: up to two receive and two send peers
+// (tree: children and parent), each primitive call moving one chunk over all
+// of them and consuming chunk_steps FIFO steps on every connection (Simple:
+// slices of slice_steps steps; empty slices too), so both ends of an edge
+// agree on step numbers from the call count alone.
+//
+// Data flow of one slice: inputs are the local source (kSrc) and what each
+// receive peer sent (kRecv); they are reduced (or, for one input, copied)
+// into the output buffer (kDst) or else straight into the first send slot;
+// kPost applies avg's division once; the result then goes to every send peer.
+#ifndef GPURUN_COLL_HOST_PRIMITIVES_H_
+#define GPURUN_COLL_HOST_PRIMITIVES_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "coll/host/connector.h"
+#include "coll/host/reduce.h"
+#include "coll/host/wait.h"
+#include "coll/patterns/chunking.h"
+#include "coll/wire_format.h"
+#include "runtime/base/status.h"
+
+namespace gpurun::coll {
+
+inline constexpr int kMaxPrimPeers = 2;
+
+// What the primitives of one work share.
+struct PrimConfig {
+  WaitSite site;
+  ReduceFn reduce = nullptr;
+  DivideFn divide = nullptr;
+  uint64_t divisor = 1;  // avg: the rank count
+  int elem_size = 1;
+  ChunkSteps steps;
+  uint64_t step_elems = 0;    // data elements per step
+  uint64_t buffer_bytes = 0;  // FIFO size
+  // LL / LL128: one step of unpacked data per receive peer, and one to send.
+  std::byte* recv_scratch[kMaxPrimPeers] = {};
+  std::byte* send_scratch = nullptr;
+};
+
+template <typename P>
+class Prims {
+ public:
+  enum : unsigned { kRecv = 1, kSend = 2, kSrc = 4, kDst = 8, kPost = 16 };
+
+  // Connection steps are rounded up to a multiple of chunk_steps first (as
+  // NCCL's loadRecvConn/loadSendConn), so that Simple slices never wrap.
+  Prims(const PrimConfig& config, RecvConn* const* recv, int nrecv, SendConn* const* send, int nsend);
+
+  Status Send(const void* src, uint64_t n) { return Op(src, nullptr, n, kSrc | kSend); }
+  Status Recv(void* dst, uint64_t n) { return Op(nullptr, dst, n, kRecv | kDst); }
+  Status RecvReduceSend(const void* src, uint64_t n) { return Op(src, nullptr, n, kRecv | kSrc | kSend); }
+  Status RecvReduceCopySend(const void* src, void* dst, uint64_t n, bool post) {
+    return Op(src, dst, n, kRecv | kSrc | kDst | kSend | (post ? kPost : 0u));
+  }
+  Status RecvCopySend(void* dst, uint64_t n) { return Op(nullptr, dst, n, kRecv | kDst | kSend); }
+  Status RecvReduceCopy(const void* src, void* dst, uint64_t n, bool post) {
+    return Op(src, dst, n, kRecv | kSrc | kDst | (post ? kPost : 0u));
+  }
+  // Copies src to dst (skipped when they are the same) and sends it.
+  Status CopySend(const void* src, void* dst, uint64_t n) { return Op(src, dst, n, kSrc | kDst | kSend); }
+
+  // Completes the cross-host messages still in flight (call once per work).
+  Status Finish();
+
+ private:
+  Status Op(const void* src, void* dst, uint64_t n, unsigned flags);
+  Status RecvSlice(RecvConn& c, int k, uint64_t step, int nsteps, uint64_t bytes, const std::byte** data);
+  void ReleaseRecv(RecvConn& c, uint64_t step, int nsteps);
+  Status SendSlot(SendConn& c, uint64_t step, int nsteps, uint64_t bytes, std::byte** slot);
+  Status PublishSend(SendConn& c, uint64_t step, int nsteps, const std::byte* data, uint64_t bytes);
+
+  const PrimConfig& cfg_;
+  RecvConn* recv_[kMaxPrimPeers] = {};
+  SendConn* send_[kMaxPrimPeers] = {};
+  int nrecv_;
+  int nsend_;
+};
+
+extern template class Prims<ProtoLL>;
+extern template class Prims<ProtoLL128>;
+extern template class Prims<ProtoSimple>;
+
+}  // namespace gpurun::coll
+
+#endif  // GPURUN_COLL_HOST_PRIMITIVES_H_

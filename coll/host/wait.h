@@ -1,0 +1,60 @@
+// Waits of the host executor: poll a condition, spinning first and then
+// backing off (p2p::Backoff), check the peer waited on every kPollsPerCheck
+// polls (CommLink::CheckPeer: a dead or aborted peer is grRemoteError naming
+// it) and give up after GPURUN_TIMEOUT with grTimeout naming the collective,
+// algorithm, protocol, channel, step and peer. While the backoff sleeps,
+// every poll checks (polls are then microseconds apart).
+#ifndef GPURUN_COLL_HOST_WAIT_H_
+#define GPURUN_COLL_HOST_WAIT_H_
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "coll/coll_types.h"
+#include "coll/host/comm_link.h"
+#include "p2p/backoff.h"
+#include "runtime/base/status.h"
+
+namespace gpurun::coll {
+
+// What a wait names in its errors, and how it waits.
+struct WaitSite {
+  CommLink* link = nullptr;
+  Func func = Func::kAllReduce;
+  Algo algo = Algo::kRing;
+  Protocol proto = Protocol::kSimple;
+  int channel = 0;
+  double timeout_s = 0;  // 0: forever
+  p2p::Backoff::Policy policy{};
+};
+
+// Polls between two peer/clock checks (a poll is ~10-100 ns).
+inline constexpr uint32_t kPollsPerCheck = 64;
+
+// The error for a wait that failed: "<func> <algo>/<proto> channel <c> step <s>: <what> <peer>: <cause>".
+Status WaitError(const WaitSite& site, int peer, uint64_t step, const char* what, const Status& cause);
+Status WaitTimeout(const WaitSite& site, int peer, uint64_t step, const char* what);
+
+// Returns once ready() is true. `what` says what is awaited ("data from").
+template <typename Ready>
+Status WaitUntil(const WaitSite& site, int peer, uint64_t step, const char* what, Ready&& ready) {
+  if (ready()) return OkStatus();
+  p2p::Backoff backoff(site.policy);
+  const auto start = std::chrono::steady_clock::now();
+  for (uint32_t polls = 1;; ++polls) {
+    if (ready()) return OkStatus();
+    // Sleeping polls are microseconds apart already: check at each of them.
+    if (polls % kPollsPerCheck == 0 || backoff.phase() == p2p::Backoff::Phase::kSleep) {
+      if (Status s = site.link->CheckPeer(peer); !s.ok()) return WaitError(site, peer, step, what, s);
+      if (ready()) return OkStatus();
+      const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - start;
+      if (site.timeout_s > 0 && waited.count() > site.timeout_s) return WaitTimeout(site, peer, step, what);
+    }
+    backoff.Pause();
+  }
+}
+
+}  // namespace gpurun::coll
+
+#endif  // GPURUN_COLL_HOST_WAIT_H_

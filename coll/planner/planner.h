@@ -1,0 +1,58 @@
+// The planner: from one collective call and the chosen (algorithm, protocol,
+// channels) to one WorkDesc per channel (two per channel for the tree, one
+// per tree), using the pattern math of coll/patterns. Pure: no I/O, no
+// allocation; the caller provides the output array.
+//
+// Channel split (channel_split.h, 16-byte cells): AllReduce, Broadcast and
+// Reduce split `count`; AllGather and ReduceScatter split each rank's block
+// (`count` per rank) the same way, so channel c moves the same piece of every
+// block. Tree: NCCL runs tree 0 on channels 0..C-1 and tree 1 on C..2C-1 with
+// the data spread over all 2C; here each channel's part is halved (the first
+// half, rounded up to 16 bytes, on tree 0), which is the same data per tree.
+#ifndef GPURUN_COLL_PLANNER_PLANNER_H_
+#define GPURUN_COLL_PLANNER_PLANNER_H_
+
+#include <cstdint>
+#include <span>
+
+#include "coll/coll_types.h"
+#include "coll/planner/work.h"
+#include "runtime/base/status.h"
+
+namespace gpurun::coll {
+
+// Channels a plan may use (connector groups are indexed by channel).
+inline constexpr int kMaxChannels = 16;
+// Works one plan produces at most.
+inline constexpr int kMaxWorks = 2 * kMaxChannels;
+
+struct PlanInput {
+  Func func = Func::kAllReduce;
+  DataType type = DataType::kFloat32;
+  RedOp op = RedOp::kSum;
+  uint64_t count = 0;  // as CollCall::count
+  int root_index = 0;  // the root's ring position (broadcast, reduce)
+  int nranks = 1;
+  int ring_index = 0;  // this rank's ring position
+  Algo algo = Algo::kRing;
+  Protocol proto = Protocol::kSimple;
+  int nchannels = 1;
+  uint64_t buffer_bytes = 0;  // FIFO size of `proto`'s connectors
+};
+
+// Whether the host executor has (func, algo): ring for all five functions,
+// tree and oneshot for AllReduce only (NCCL has no tree AllGather /
+// ReduceScatter, and its broadcast / reduce are ring-only too). Oneshot
+// further needs every rank on one host, which the caller checks (a property
+// of the communicator, not of the plan).
+bool HostAlgoExists(Func func, Algo algo);
+
+// Fills `out` (at least kMaxWorks entries) and returns how many works it
+// wrote; works with nothing to do (part_count 0) are left out, so a count of
+// 0 gives none. InvalidUsage for an algorithm the function lacks; InvalidArgument
+// for a bad channel count or a FIFO too small for the protocol.
+StatusOr<int> PlanCollective(const PlanInput& input, std::span<WorkDesc> out);
+
+}  // namespace gpurun::coll
+
+#endif  // GPURUN_COLL_PLANNER_PLANNER_H_

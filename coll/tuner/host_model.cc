@@ -1,0 +1,120 @@
+// The host cost model (see host_model.h).
+#include "coll/tuner/host_model.h"
+
+#include <algorithm>
+
+#include "coll/patterns/double_binary_tree.h"
+#include "coll/patterns/step_counts.h"
+
+namespace gpurun::coll {
+namespace {
+
+bool Reduces(Func func) { return func == Func::kReduce || func == Func::kReduceScatter || func == Func::kAllReduce; }
+
+// Node of `rank` when ranks fill nodes in blocks of `local_ranks`.
+int NodeOf(int rank, int local_ranks) { return rank / std::max(local_ranks, 1); }
+
+// Ring: transfers on the critical path that cross nodes (NCCL nInterSteps).
+int RingInterSteps(Func func, int nnodes) {
+  if (nnodes <= 1) return 0;
+  return func == Func::kAllReduce ? 2 * (nnodes - 1) : nnodes - 1;
+}
+
+double RingSides(Func func, int nranks) {
+  const double n = nranks;
+  switch (func) {
+    case Func::kAllReduce: return 4 * (n - 1) / n;
+    case Func::kAllGather:
+    case Func::kReduceScatter: return 2 * (n - 1) / n;
+    case Func::kBroadcast:
+    case Func::kReduce: return nranks == 2 ? 1 : 2;
+  }
+  return 0;
+}
+
+}  // namespace
+
+HostShape MakeHostShape(int nranks, int nnodes, int local_ranks) {
+  HostShape shape;
+  shape.nranks = nranks;
+  shape.nnodes = std::max(nnodes, 1);
+  shape.local_ranks = std::max(local_ranks, 1);
+  if (nranks <= 1) return shape;
+  const int node_ranks = shape.nnodes > 1 ? shape.local_ranks : nranks;
+  double sides_sum = 0;
+  for (int tree = 0; tree < kNumDoubleTrees; ++tree) {
+    int& best_intra = shape.tree_intra_hops[tree];
+    int& best_inter = shape.tree_inter_hops[tree];
+    int max_sides = 0;
+    for (int r = 0; r < nranks; ++r) {
+      int intra = 0, inter = 0;
+      for (int x = r, hops = 0; hops <= nranks; ++hops) {
+        const int parent = DoubleTreeLinks(nranks, x, tree).parent;
+        if (parent < 0) break;
+        (NodeOf(x, node_ranks) == NodeOf(parent, node_ranks) ? intra : inter) += 1;
+        x = parent;
+      }
+      if (inter > best_inter || (inter == best_inter && intra > best_intra)) {
+        best_inter = inter;
+        best_intra = intra;
+      }
+      const TreeLinks links = DoubleTreeLinks(nranks, r, tree);
+      max_sides = std::max(max_sides, links.NumChildren() + (links.IsRoot() ? 0 : 1));
+    }
+    sides_sum += max_sides;
+  }
+  shape.tree_sides = sides_sum / kNumDoubleTrees;
+  return shape;
+}
+
+HostCost HostCostOf(const TunerTables& tables, const HostShape& shape, Func func, Algo algo, Protocol proto,
+                    int nchannels) {
+  HostCost cost;
+  const int f = static_cast<int>(func), a = static_cast<int>(algo), p = static_cast<int>(proto);
+  const double side_bw = Reduces(func) ? tables.reduce_gbps[a][p] : tables.copy_gbps[a][p];
+  if (!tables.implemented[f][a] || side_bw <= 0 || nchannels < 1 || nchannels > kHostMaxChannels) return cost;
+  if (algo == Algo::kOneShot && shape.nnodes > 1) return cost;  // needs every rank on one host
+  cost.implemented = true;
+  const bool tree = algo == Algo::kTree;
+  const int works = nchannels * (tree ? kNumDoubleTrees : 1);
+  cost.latency_us = tables.base_us[a][p] + works * tables.work_us[p];
+  cost.side_gbps = side_bw;
+  if (shape.nnodes > 1) {
+    // With one rank per node every side is a NET side; otherwise the busiest
+    // rank (a node's first or last in the ring, a tree link between nodes) has
+    // about one NET side per side within its node.
+    const double net = std::min(side_bw, tables.net_gbps);
+    cost.side_gbps = shape.local_ranks <= 1 ? net : 2 / (1 / side_bw + 1 / net);
+  }
+  if (shape.nranks <= 1) return cost;
+
+  double path_us = 0;  // the hops of one channel's works
+  if (tree) {
+    const int passes = AlgorithmSteps(func, algo, shape.nranks, 1);  // 1 per tree pass: 2 for allreduce
+    for (int t = 0; t < kNumDoubleTrees; ++t) {
+      path_us +=
+          passes * (shape.tree_intra_hops[t] * tables.hop_us[a][p] + shape.tree_inter_hops[t] * tables.net_hop_us);
+    }
+    cost.sides = passes * shape.tree_sides;
+  } else if (algo == Algo::kOneShot) {
+    path_us = (shape.nranks - 1) * tables.hop_us[a][p];
+    cost.sides = 2.0 * (shape.nranks - 1);
+  } else {
+    const int steps = AlgorithmSteps(func, algo, shape.nranks);
+    const int inter = std::min(steps, RingInterSteps(func, shape.nnodes));
+    path_us = (steps - inter) * tables.hop_us[a][p] + inter * tables.net_hop_us;
+    cost.sides = RingSides(func, shape.nranks);
+  }
+  cost.latency_us += nchannels * path_us;
+  return cost;
+}
+
+double PredictHost(const TunerTables& tables, const HostShape& shape, Func func, Algo algo, Protocol proto,
+                   int nchannels, uint64_t bytes) {
+  const HostCost cost = HostCostOf(tables, shape, func, algo, proto, nchannels);
+  if (!cost.implemented) return -1;
+  if (cost.sides == 0) return cost.latency_us;
+  return cost.latency_us + static_cast<double>(bytes) * cost.sides / (1000 * cost.side_gbps);
+}
+
+}  // namespace gpurun::coll

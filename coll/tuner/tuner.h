@@ -1,0 +1,46 @@
+// The tuner: for one collective call, the (algorithm, protocol, channels)
+// with the least predicted time, time = latency + bytes / bandwidth per
+// (function, algorithm, protocol), over tables for each data path
+// (tuner_tables_host.cc for host buffers on shared memory; each constant says
+// how it was measured). GPURUN_ALGO / GPURUN_PROTO (override.h) filter the
+// candidates, never enable them; GPURUN_NCHANNELS forces the channel count.
+// Every choice is logged at INFO under GPURUN_DEBUG_SUBSYS=TUNING.
+#ifndef GPURUN_COLL_TUNER_TUNER_H_
+#define GPURUN_COLL_TUNER_TUNER_H_
+
+#include <cstdint>
+
+#include "coll/coll_types.h"
+#include "coll/tuner/override.h"
+#include "runtime/base/status.h"
+
+namespace gpurun::coll {
+
+struct TuneInput {
+  Func func = Func::kAllReduce;
+  // NCCL's nBytes: count * element size of the whole operation (AllGather:
+  // the gathered output; ReduceScatter: the input).
+  uint64_t bytes = 0;
+  int nranks = 1;
+  int nnodes = 1;       // hosts the communicator spans
+  int local_ranks = 1;  // ranks of the communicator on this host
+};
+
+struct TuneChoice {
+  Algo algo = Algo::kRing;
+  Protocol proto = Protocol::kSimple;
+  int nchannels = 1;
+  double predicted_us = 0;  // the model's time for the call
+};
+
+// The host path's choice. InvalidUsage, naming the variable, its value and
+// the collective, when the override leaves no supported pair.
+StatusOr<TuneChoice> ChooseHost(const TuneInput& input, const CollOverride& override_masks);
+
+// The model's time for one candidate on the host path; a negative value when
+// the host path has no such (function, algorithm, protocol) implementation.
+double PredictHostUs(const TuneInput& input, Algo algo, Protocol proto, int nchannels);
+
+}  // namespace gpurun::coll
+
+#endif  // GPURUN_COLL_TUNER_TUNER_H_

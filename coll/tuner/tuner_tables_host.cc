@@ -1,0 +1,123 @@
+// The host shared-memory path's tuning constants, and where each comes from.
+// All measured on the development machine (a 2-vCPU AMD EPYC VM, Debian 12,
+// shared with other builds, so every figure is a minimum over repeats) on
+// 2026-11-30:
+//
+//   B  bench/tune/sweep.sh -B build-h2 -n 2 -r 5 COLL -b 8 -e 16M -f 4 -n 40 -w 5
+//      for COLL = allreduce (twice: 10 runs), allgather, bcast,
+//      reducescatter, reduce, then bench/tune/fit_sweep.py -n 2 over the five
+//      tables; 02:51-02:55 UTC, load 3-4: gpurun-bench
+//      (out-of-place time, per-iteration average of back-to-back calls, as
+//      nccl-tests) with each (GPURUN_ALGO, GPURUN_PROTO) forced, 2 ranks, the
+//      host executor of coll/host at that time, float sum. Fits: side
+//      bandwidth = sides * bytes / (t(8 MiB) - t(2 MiB)) (sides: host_model.h;
+//      1 for every function but allreduce with 2 ranks, 2 for allreduce);
+//      latencies by least squares over 32 and 128 B (ring) and 128 and 512 B
+//      (tree), bandwidth part removed, t = base + work + hops * hop (+ one
+//      more work for the second tree); residuals <= 0.12 us.
+//   B1 the same for allreduce at 03:03-03:07 UTC (load 2-5), with oneshot,
+//      which the executor gained after B: at 32-128 B oneshot (1 hop) is
+//      0.22-0.29 us against the ring's (2 hops) 0.26-0.41, about one hop less
+//      as the model has it (same base and hop as the ring).
+//   P  build-h2/bin/gpurun-tune-probe --repeats 9 (bench/tune/shm_probe.cc),
+//      02:16 UTC, load ~1, and --repeats 7 at 02:58 UTC, load ~1.5: one
+//      isolated shared-memory hop between two processes through the real wire
+//      formats (half a ping-pong): at 8 B LL 0.290 / 0.311, LL128 0.456 /
+//      0.502, Simple 0.319 / 0.326 us; raw cross-core store 0.277 / 0.306 us.
+//      Its two-way exchange (both ranks send and receive at once) takes about
+//      twice a one-way hop's time per byte (per side: LL 1.11 against 1.00,
+//      LL128 2.31 / 1.82, Simple 17.6 / 21.3 GB/s), which is host_model.h's
+//      count of sides. The back-to-back calls of B hide most of a hop; P
+//      ranks the protocols where B cannot tell them apart.
+//   N  UCX_NET_DEVICES=lo build/bin/gpurun -n 2 --nodes 2 build/bin/gpurun-bench
+//      latency -b 8 -e 1M -f 8 (and `bw -b 64K -e 16M -f 4`): point-to-point
+//      between two virtual nodes over UCX loopback, the NET edge of the host
+//      path: 10.4-10.8 us one way up to 4 KiB; 3.53-4.14 GB/s streaming. A
+//      real network differs: refit on one.
+//
+// Not measurable here: anything with more than 2 ranks (4 ranks on 2 vCPUs
+// measure oversubscription: 40-120 us at 8 B), so hop costs for longer rings
+// and deeper trees are the 2-rank fits. To refit on a machine with a core per
+// rank: bench/tune/sweep.sh -n 4 COLL > COLL.txt for each function, then
+// bench/tune/fit_sweep.py -n 4 allreduce=allreduce.txt allgather=... (the fits
+// above), and compare with `gpurun-tune allreduce -n 4`, which prints the
+// model's time for every pair at the same sizes.
+#include "coll/tuner/tuner_tables.h"
+
+#include <initializer_list>
+
+namespace gpurun::coll {
+namespace {
+
+constexpr int kLL = static_cast<int>(Protocol::kLL);
+constexpr int kLL128 = static_cast<int>(Protocol::kLL128);
+constexpr int kSimple = static_cast<int>(Protocol::kSimple);
+constexpr int kTree = static_cast<int>(Algo::kTree);
+constexpr int kRing = static_cast<int>(Algo::kRing);
+constexpr int kOneShot = static_cast<int>(Algo::kOneShot);
+
+constexpr TunerTables MakeHostTables() {
+  TunerTables t{};
+  // Ring for all five functions; tree and oneshot for allreduce only
+  // (coll/planner HostAlgoExists; tuner_test checks they agree). A tree
+  // broadcast / reduce is one more `true` here. NVLS and two-shot do not
+  // exist on the host path: false.
+  for (int f = 0; f < kNumFuncs; ++f) t.implemented[f][kRing] = true;
+  t.implemented[static_cast<int>(Func::kAllReduce)][kTree] = true;
+  t.implemented[static_cast<int>(Func::kAllReduce)][kOneShot] = true;  // one host only (host_model.h)
+
+  for (int a : {kTree, kRing, kOneShot}) {
+    // B: base + work 0.311 (LL), 0.286 (Simple) us, less the work below;
+    // oneshot the same (B1).
+    // LL128's own fit (0.470 with a negative hop) is noise; with LL's hop it
+    // is 0.304, LL's within the residuals: LL's value.
+    t.base_us[a][kLL] = 0.27;
+    t.base_us[a][kLL128] = 0.27;
+    t.base_us[a][kSimple] = 0.25;
+    // B: hop 0.067 (LL), 0.111 (Simple) us, one value for ring and tree.
+    // LL128: B's fit is negative (-0.077, noise); LL's scaled by P's
+    // isolated-hop ratio LL128 / LL (0.456 / 0.290 = 1.57; 1.61 at 02:58).
+    t.hop_us[a][kLL] = 0.067;
+    t.hop_us[a][kLL128] = 0.105;
+    t.hop_us[a][kSimple] = 0.111;
+  }
+  // B: the tree's second work, 0.039 us (LL fit; Simple's -0.08 and LL128's
+  // are noise around it).
+  t.work_us[kLL] = t.work_us[kLL128] = t.work_us[kSimple] = 0.04;
+  // N: one way at 8 B to 4 KiB, 10.4 us (min of two runs).
+  t.net_hop_us = 10.4;
+
+  // B, allreduce (ring: min of 10 runs; tree: 10 runs), 2-8 MiB.
+  t.reduce_gbps[kRing][kLL] = 2.64;
+  t.reduce_gbps[kRing][kLL128] = 4.55;
+  t.reduce_gbps[kRing][kSimple] = 13.70;
+  t.reduce_gbps[kTree][kLL] = 2.53;
+  t.reduce_gbps[kTree][kLL128] = 4.20;
+  t.reduce_gbps[kTree][kSimple] = 13.59;
+  // B1 (oneshot, added to the executor after B): the ring's, divided by the
+  // oneshot / ring time ratio of the same run at 2 and 8 MiB, where two ranks
+  // move the same bytes both ways (LL 1.03, LL128 1.24, Simple 1.51-1.85:
+  // oneshot moves one step per chunk); the run's own slopes were depressed by
+  // load (ring LL 1.13 against B's 2.64).
+  t.reduce_gbps[kOneShot][kLL] = 2.56;
+  t.reduce_gbps[kOneShot][kLL128] = 3.67;
+  t.reduce_gbps[kOneShot][kSimple] = 8.06;
+  // B, allgather, 2-8 MiB (broadcast: 2.62, 1.84, 20.98; reducescatter and
+  // reduce, which the reduce figures above stand for: LL 2.17 / 2.65, LL128
+  // 3.18 / 2.44, Simple 15.40 / 10.28).
+  t.copy_gbps[kRing][kLL] = 2.49;
+  t.copy_gbps[kRing][kLL128] = 3.27;
+  t.copy_gbps[kRing][kSimple] = 21.40;
+  // Not measured (no tree broadcast on the host yet): the ring's, so that
+  // implementing one is a one-line change above.
+  for (int p = 0; p < kNumProtocols; ++p) t.copy_gbps[kTree][p] = t.copy_gbps[kRing][p];
+  // N: streaming point-to-point over UCX loopback, 1-4 MiB messages.
+  t.net_gbps = 3.53;
+  return t;
+}
+
+}  // namespace
+
+const TunerTables kHostTables = MakeHostTables();
+
+}  // namespace gpurun::coll

@@ -1,0 +1,65 @@
+// C API: the ring/tree collectives and the barrier (gpurun.h). Each call
+// checks the communicator, then its arguments (coll_args.h), then the stream,
+// before anything runs; then the communicator's HostColl runs it
+// (comm_coll.h). Every error names the C call.
+#include "gpurun/gpurun.h"
+#include "runtime/api_coll_run.h"
+#include "runtime/coll_args.h"
+#include "runtime/comm_coll.h"
+
+namespace gpurun {
+namespace {
+
+// Checks with `check(comm)` (a StatusOr<coll::CollCall>) and runs the call.
+template <typename Check>
+grResult_t RunRingTree(const char* what, grComm_t comm, grStream_t stream, Check&& check) {
+  return RunCollective(what, comm, stream, check,
+                       [](grComm& c, const coll::CollCall& call) { return RunHostColl(c, call); });
+}
+
+}  // namespace
+}  // namespace gpurun
+
+using gpurun::RunRingTree;
+using Comm = const grComm&;
+
+extern "C" grResult_t grBarrier(grComm_t comm, grStream_t stream) {
+  // No arguments but the communicator: an empty check.
+  return gpurun::RunCollective(
+      "grBarrier", comm, stream, [](Comm) -> gpurun::StatusOr<bool> { return true; },
+      [](grComm& c, bool) { return gpurun::Barrier(c); });
+}
+
+extern "C" grResult_t grBcast(void* buf, size_t count, grDataType_t type, int root, grComm_t comm, grStream_t stream) {
+  return RunRingTree("grBcast", comm, stream, [&](Comm c) { return gpurun::CheckBcast(c, buf, count, type, root); });
+}
+
+extern "C" grResult_t grBroadcast(const void* sendbuf, void* recvbuf, size_t count, grDataType_t type, int root,
+                                  grComm_t comm, grStream_t stream) {
+  return RunRingTree("grBroadcast", comm, stream,
+                     [&](Comm c) { return gpurun::CheckBroadcast(c, sendbuf, recvbuf, count, type, root); });
+}
+
+extern "C" grResult_t grReduce(const void* sendbuf, void* recvbuf, size_t count, grDataType_t type, grRedOp_t op,
+                               int root, grComm_t comm, grStream_t stream) {
+  return RunRingTree("grReduce", comm, stream,
+                     [&](Comm c) { return gpurun::CheckReduce(c, sendbuf, recvbuf, count, type, op, root); });
+}
+
+extern "C" grResult_t grAllreduce(const void* sendbuf, void* recvbuf, size_t count, grDataType_t type, grRedOp_t op,
+                                  grComm_t comm, grStream_t stream) {
+  return RunRingTree("grAllreduce", comm, stream,
+                     [&](Comm c) { return gpurun::CheckAllreduce(c, sendbuf, recvbuf, count, type, op); });
+}
+
+extern "C" grResult_t grAllgather(const void* sendbuf, void* recvbuf, size_t sendcount, grDataType_t type,
+                                  grComm_t comm, grStream_t stream) {
+  return RunRingTree("grAllgather", comm, stream,
+                     [&](Comm c) { return gpurun::CheckAllgather(c, sendbuf, recvbuf, sendcount, type); });
+}
+
+extern "C" grResult_t grReduceScatter(const void* sendbuf, void* recvbuf, size_t recvcount, grDataType_t type,
+                                      grRedOp_t op, grComm_t comm, grStream_t stream) {
+  return RunRingTree("grReduceScatter", comm, stream,
+                     [&](Comm c) { return gpurun::CheckReduceScatter(c, sendbuf, recvbuf, recvcount, type, op); });
+}

@@ -1,0 +1,82 @@
+// RuntimeLink: coll::CommLink (coll/host/comm_link.h) over one communicator
+// of the runtime — its peer table entries, and the point-to-point engine on
+// the communicator's internal context (tag plan in comm.h). The host
+// executor (coll/host) and the point-to-point collectives (coll_p2p.h) talk
+// through it.
+//
+// LinkRequest* values handed out are p2p::Request* of the engine. A request
+// stays owned by the engine until WaitAll/Test completes it; a request never
+// completed is cancelled by grFinalize like any other.
+//
+// Thread safety: as the collectives that use it, one thread at a time per
+// communicator (the engine itself is thread-safe).
+#ifndef GPURUN_RUNTIME_COLL_LINK_H_
+#define GPURUN_RUNTIME_COLL_LINK_H_
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "coll/host/comm_link.h"
+#include "p2p/engine.h"
+#include "runtime/base/status.h"
+#include "runtime/bootstrap/peer_info.h"
+#include "runtime/comm.h"
+
+namespace gpurun {
+
+class RuntimeLink final : public coll::CommLink {
+ public:
+  // `comm` must have its context (and engine) set; the link keeps references
+  // to the communicator, its engine and the peer table.
+  explicit RuntimeLink(grComm& comm);
+
+  int rank() const override { return comm_.rank; }
+  int size() const override { return comm_.size; }
+  bool SameHost(int peer) const override;
+  int LocalSize() const override { return local_size_; }
+  std::string DescribePeer(int peer) const override;
+  // "<job id>-c<context id>w<world rank of comm rank 0>", reduced to
+  // [A-Za-z0-9._-] (shared-memory names). The context id alone is not
+  // enough: the disjoint groups of one grCommSplit share it.
+  std::string UniqueName() const override;
+
+  Status AllGather(const void* mine, size_t bytes, void* all) override;
+
+  StatusOr<coll::LinkRequest*> Isend(int peer, int tag, const void* data, size_t bytes) override {
+    return Isend(peer, tag, data, bytes, "collective send");
+  }
+  StatusOr<coll::LinkRequest*> Irecv(int peer, int tag, void* data, size_t bytes) override {
+    return Irecv(peer, tag, data, bytes, "collective receive");
+  }
+  // A size mismatch of a received message is an executor bug here (InternalError).
+  Status WaitAll(std::span<coll::LinkRequest*> requests, const char* what) override {
+    return WaitAllSized(requests, what, grInternalError);
+  }
+  Status Test(coll::LinkRequest** request, bool* done) override;
+  Status CheckPeer(int peer) override;
+
+  // As above, with the operation's name (a static string: "grGather") kept by
+  // the request for the engine's messages.
+  StatusOr<coll::LinkRequest*> Isend(int peer, int tag, const void* data, size_t bytes, const char* what);
+  StatusOr<coll::LinkRequest*> Irecv(int peer, int tag, void* data, size_t bytes, const char* what);
+  // WaitAll where a received message of another size than posted fails with
+  // `mismatch` (grInvalidUsage when the sizes came from the user's counts),
+  // naming the sender. Every request is completed and nulled, whatever fails;
+  // the first error in array order is returned, prefixed with `what`.
+  Status WaitAllSized(std::span<coll::LinkRequest*> requests, const char* what, grResult_t mismatch);
+
+ private:
+  Status CheckTag(int tag) const;
+  Status CheckRank(int peer) const;
+  const PeerInfo& PeerOf(int peer) const { return peers_[comm_.world_ranks[peer]]; }
+
+  grComm& comm_;
+  p2p::Engine& engine_;
+  const std::vector<PeerInfo>& peers_;
+  int local_size_ = 1;
+};
+
+}  // namespace gpurun
+
+#endif  // GPURUN_RUNTIME_COLL_LINK_H_

@@ -1,0 +1,56 @@
+// CommColl: the collective state one communicator owns — its RuntimeLink
+// (coll_link.h) and, from its first ring/tree collective on, its
+// coll::HostColl (coll/host/host_coll.h), made through the Context's
+// HostCollFactory. It is made by the communicator's first collective and
+// destroyed with the communicator (grCommFree) or by grFinalize, before the
+// engine goes away. The HostColl is destroyed before the link it uses.
+//
+// Thread safety: as MPI, collectives on one communicator are issued by one
+// thread at a time, in the same order on every rank.
+#ifndef GPURUN_RUNTIME_COMM_COLL_H_
+#define GPURUN_RUNTIME_COMM_COLL_H_
+
+#include <memory>
+
+#include "coll/host/host_coll.h"
+#include "runtime/base/status.h"
+#include "runtime/coll_link.h"
+#include "runtime/comm.h"
+
+namespace gpurun {
+
+class CommColl {
+ public:
+  explicit CommColl(grComm& comm) : comm_(comm), link_(comm) {}
+
+  RuntimeLink& link() { return link_; }
+  // The communicator's HostColl, made on first use (not collective).
+  StatusOr<coll::HostColl*> host();
+  // The HostColl if made already, else null (the hot path of RunHostColl).
+  coll::HostColl* host_if_made() const { return host_.get(); }
+
+ private:
+  grComm& comm_;
+  RuntimeLink link_;
+  std::unique_ptr<coll::HostColl> host_;  // after link_: destroyed first
+};
+
+// The collective state of `comm`, made on first use.
+CommColl& CollOf(grComm& comm);
+
+// Runs a validated ring/tree collective on comm's HostColl (made on first use).
+Status RunHostCollFirst(grComm& comm, const coll::CollCall& call);
+inline Status RunHostColl(grComm& comm, const coll::CollCall& call) {
+  if (comm.coll != nullptr) [[likely]] {
+    if (coll::HostColl* host = comm.coll->host_if_made()) [[likely]]
+      return host->Run(call);
+  }
+  return RunHostCollFirst(comm, call);
+}
+
+// Returns once every rank of comm has entered it (see comm_coll.cc for how).
+Status Barrier(grComm& comm);
+
+}  // namespace gpurun
+
+#endif  // GPURUN_RUNTIME_COMM_COLL_H_

@@ -1,0 +1,160 @@
+// gpurun-bench's command line: nccl-tests' flags, the strict rejection of bad
+// values, and the sizes a sweep visits.
+#include "bench/bench_args.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+gpurun::StatusOr<BenchArgs> Parse(std::vector<std::string> words) {
+  words.insert(words.begin(), "gpurun-bench");
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  return ParseBenchArgs(static_cast<int>(argv.size()), argv.data());
+}
+
+TEST(BenchArgs, CollectiveDefaults) {
+  auto a = Parse({"allreduce"});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_TRUE(a->coll.has_value());
+  EXPECT_EQ(*a->coll, CollKind::kAllreduce);
+  EXPECT_EQ(a->min_bytes, 8u);
+  EXPECT_EQ(a->max_bytes, 16u << 20);
+  EXPECT_EQ(a->factor, 2u);
+  EXPECT_EQ(a->checks, 1);
+  EXPECT_EQ(a->types, std::vector<grDataType_t>{grFloat32});
+  EXPECT_EQ(a->ops, std::vector<grRedOp_t>{grSum});
+  EXPECT_EQ(a->root, 0);
+  EXPECT_FALSE(a->all_roots);
+}
+
+TEST(BenchArgs, NcclTestsFlags) {
+  auto a = Parse({"reduce", "-b", "8",  "-e",       "64K", "-f",  "4",  "-n", "7",      "-w",      "3",
+                  "-c",     "2",  "-d", "bfloat16", "-o",  "max", "-r", "1",  "--json", "out.json"});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(*a->coll, CollKind::kReduce);
+  EXPECT_EQ(a->max_bytes, 65536u);
+  EXPECT_EQ(a->factor, 4u);
+  EXPECT_EQ(a->iters, 7);
+  EXPECT_EQ(a->warmup, 3);
+  EXPECT_EQ(a->checks, 2);
+  EXPECT_EQ(a->types, std::vector<grDataType_t>{grBfloat16});
+  EXPECT_EQ(a->ops, std::vector<grRedOp_t>{grMax});
+  EXPECT_EQ(a->root, 1);
+  EXPECT_EQ(a->json_path, "out.json");
+}
+
+TEST(BenchArgs, LongSpellingsAndAll) {
+  auto a = Parse({"all_gather", "--minbytes", "1K", "--maxbytes", "1M", "--datatype", "all", "--op", "all", "--root",
+                  "all", "--check", "0"});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(*a->coll, CollKind::kAllgather);
+  EXPECT_EQ(a->min_bytes, 1024u);
+  EXPECT_EQ(a->types.size(), 10u);
+  EXPECT_EQ(a->ops.size(), 5u);
+  EXPECT_TRUE(a->all_roots);
+  EXPECT_EQ(a->checks, 0);
+}
+
+TEST(BenchArgs, EveryCollectiveName) {
+  for (const char* name : {"allreduce", "bcast", "broadcast", "reduce", "allgather", "reducescatter", "reduce_scatter",
+                           "alltoall", "gather", "scatter", "barrier"}) {
+    auto a = Parse({name});
+    ASSERT_TRUE(a.ok()) << name;
+    EXPECT_TRUE(a->coll.has_value()) << name;
+  }
+  EXPECT_EQ(*Parse({"broadcast"})->coll, CollKind::kBcast);
+  EXPECT_STREQ(CollName(CollKind::kReduceScatter), "reducescatter");
+}
+
+TEST(BenchArgs, PointToPointKeepsItsOptions) {
+  auto a = Parse({"latency", "-b", "0", "-e", "1M", "-D", "50", "-W", "8"});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_FALSE(a->coll.has_value());
+  EXPECT_EQ(a->min_bytes, 0u);
+  EXPECT_EQ(a->delay_us, 50);
+  EXPECT_EQ(a->window, 8);
+  EXPECT_EQ(Parse({"bw"})->max_bytes, 4u << 20);
+}
+
+TEST(BenchArgs, RejectsBadArguments) {
+  const std::vector<std::vector<std::string>> bad = {
+      {},
+      {"allreducee"},
+      {"allreduce", "-d", "float8"},
+      {"allreduce", "-o", "mulsum"},
+      {"allreduce", "-f", "1"},
+      {"allreduce", "-n", "0"},
+      {"allreduce", "-b", "1M", "-e", "1K"},
+      {"allreduce", "-b", "12Q"},
+      {"allreduce", "-i", "0"},
+      {"allreduce", "-c", "-1"},
+      {"allreduce", "-r", "x"},
+      {"allreduce", "-e"},
+      {"allreduce", "-W", "4"},    // p2p only
+      {"latency", "-d", "float"},  // collectives only
+      {"latency", "--json", "x"},
+  };
+  for (const auto& words : bad) {
+    std::string joined;
+    for (const auto& w : words) joined += w + " ";
+    EXPECT_FALSE(Parse(words).ok()) << joined;
+  }
+}
+
+TEST(BenchArgs, ErrorsNameTheOption) {
+  auto a = Parse({"allreduce", "-d", "float8"});
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("float8"), std::string::npos) << a.status().message();
+}
+
+TEST(Sweep, MultipliesByTheFactor) {
+  auto a = Parse({"allreduce", "-b", "8", "-e", "64K"});
+  const std::vector<size_t> sizes = SweepSizes(*a);
+  ASSERT_EQ(sizes.size(), 14u);  // 8, 16, ..., 65536
+  EXPECT_EQ(sizes.front(), 8u);
+  EXPECT_EQ(sizes.back(), 65536u);
+  for (size_t i = 1; i < sizes.size(); ++i) EXPECT_EQ(sizes[i], 2 * sizes[i - 1]);
+}
+
+TEST(Sweep, ZeroIsFollowedByOneAndMaxNeedNotBeHit) {
+  auto a = Parse({"bcast", "-b", "0", "-e", "100", "-f", "3"});
+  EXPECT_EQ(SweepSizes(*a), (std::vector<size_t>{0, 1, 3, 9, 27, 81}));
+}
+
+TEST(Sweep, AdditiveStep) {
+  auto a = Parse({"alltoall", "-b", "0", "-e", "250", "-i", "100"});
+  EXPECT_EQ(SweepSizes(*a), (std::vector<size_t>{0, 100, 200}));
+  auto one = Parse({"alltoall", "-b", "4K", "-e", "4K"});
+  EXPECT_EQ(SweepSizes(*one), (std::vector<size_t>{4096}));
+}
+
+TEST(Sweep, DefaultIterationsShrinkWithSize) {
+  auto a = Parse({"allreduce"});
+  EXPECT_EQ(DefaultIters(*a, 8), 1000);
+  EXPECT_EQ(DefaultIters(*a, 64 << 10), 512);
+  EXPECT_EQ(DefaultIters(*a, 64 << 20), 20);
+  EXPECT_EQ(DefaultWarmup(*a, 8), 100);
+  EXPECT_EQ(DefaultWarmup(*a, 64 << 20), 2);
+  auto fixed = Parse({"allreduce", "-n", "5", "-w", "1"});
+  EXPECT_EQ(DefaultIters(*fixed, 8), 5);
+  EXPECT_EQ(DefaultWarmup(*fixed, 8), 1);
+}
+
+TEST(Names, TypesAndOpsRoundTrip) {
+  for (int t = 0; t < grNumDataTypes; ++t) {
+    const auto type = static_cast<grDataType_t>(t);
+    EXPECT_EQ(ParseTypeName(TypeName(type)), type) << TypeName(type);
+  }
+  for (int o = 0; o < grNumOps; ++o) {
+    const auto op = static_cast<grRedOp_t>(o);
+    EXPECT_EQ(ParseOpName(OpName(op)), op) << OpName(op);
+  }
+  EXPECT_STREQ(TypeName(grFloat16), "half");
+  EXPECT_STREQ(TypeName(grBfloat16), "bfloat16");
+}
+
+}  // namespace

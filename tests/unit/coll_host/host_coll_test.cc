@@ -1,0 +1,204 @@
+// HostColl end to end in one process: ranks are threads over ThreadLink.
+// Exact results of every (func, algo) x protocol over sizes, in and out of
+// place, 1..8 ranks and 1..3 channels with (type, op) rotating; all types x
+// ops for the ring allreduce; cross-host edges (messages); a dead peer and a
+// timeout naming the peer; no segment left in /dev/shm.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <dirent.h>
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <thread>
+
+#include "coll/host/conn_group.h"
+#include "p2p/shm/shm_names.h"
+#include "runtime/base/params.h"
+#include "tests/unit/coll_host/coll_case.h"
+#include "tests/unit/coll_host/rank_threads.h"
+#include "tests/unit/coll_host/thread_link.h"
+
+namespace gpurun::coll {
+namespace {
+
+struct Pair {
+  Func func;
+  Algo algo;
+};
+const Pair kPairs[] = {{Func::kAllReduce, Algo::kRing}, {Func::kAllReduce, Algo::kTree},
+                       {Func::kAllGather, Algo::kRing}, {Func::kReduceScatter, Algo::kRing},
+                       {Func::kBroadcast, Algo::kRing}, {Func::kReduce, Algo::kRing}};
+const Protocol kProtos[] = {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
+struct TypeOp {
+  DataType type;
+  RedOp op;
+};
+const TypeOp kTypeOps[] = {
+    {DataType::kFloat32, RedOp::kSum},  {DataType::kInt32, RedOp::kMax},    {DataType::kFloat16, RedOp::kSum},
+    {DataType::kBfloat16, RedOp::kAvg}, {DataType::kUint8, RedOp::kMin},    {DataType::kInt64, RedOp::kProd},
+    {DataType::kFloat64, RedOp::kAvg},  {DataType::kInt8, RedOp::kSum},     {DataType::kUint32, RedOp::kAvg},
+    {DataType::kUint64, RedOp::kSum},   {DataType::kFloat32, RedOp::kProd}, {DataType::kInt32, RedOp::kAvg}};
+
+// Every pair x protocol x size x in/out of place; (type, op), channels and
+// root rotate with the case number.
+std::vector<CollCase> MatrixCases(int nranks, std::initializer_list<uint64_t> sizes) {
+  std::vector<CollCase> cases;
+  size_t k = 0;
+  for (const Pair& p : kPairs) {
+    for (Protocol proto : kProtos) {
+      for (uint64_t count : sizes) {
+        for (bool in_place : {false, true}) {
+          const TypeOp& to = kTypeOps[k % std::size(kTypeOps)];
+          cases.push_back(CollCase{p.func, p.algo, proto, to.type, to.op, count, in_place, 1 + static_cast<int>(k % 3),
+                                   static_cast<int>(k % static_cast<size_t>(nranks))});
+          ++k;
+        }
+      }
+    }
+  }
+  return cases;
+}
+
+class MatrixTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(MatrixTest, SmallSizesAllPairsAndProtocols) {
+  const int n = GetParam();
+  ThreadWorld world(std::vector<int>(static_cast<size_t>(n), 0), NewUnique());
+  EXPECT_EQ(RunCases(world, MatrixCases(n, {0, 1, 7, 1023, 4096 + 3})), "");
+  EXPECT_EQ(SegmentsLeft(world.unique()), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, MatrixTest, ::testing::Values(1, 2, 3, 4, 5, 8));
+
+class LargeTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(LargeTest, OneMiBPlusAllPairsAndProtocols) {
+  const int n = GetParam();
+  ThreadWorld world(std::vector<int>(static_cast<size_t>(n), 0), NewUnique());
+  std::vector<CollCase> cases;
+  int k = 0;
+  for (const Pair& p : kPairs) {
+    for (Protocol proto : kProtos) {
+      // 1 MiB + 5 bytes of int8, and 256 Ki + 3 floats.
+      cases.push_back(
+          CollCase{p.func, p.algo, proto, DataType::kInt8, RedOp::kSum, (1u << 20) + 5, k % 2 == 0, 1 + k % 3, k % n});
+      ++k;
+      if (proto == Protocol::kSimple) {
+        cases.push_back(CollCase{p.func, p.algo, proto, DataType::kFloat32, RedOp::kSum, (1u << 18) + 3, k % 2 == 0,
+                                 1 + k % 3, k % n});
+      }
+    }
+  }
+  EXPECT_EQ(RunCases(world, cases), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, LargeTest, ::testing::Values(2, 3, 4));
+
+TEST(HostCollTypes, EveryTypeAndOpRingAndTree) {
+  ThreadWorld world({0, 0, 0}, NewUnique());
+  std::vector<CollCase> cases;
+  for (int t = 0; t < kNumDataTypes; ++t) {
+    for (int o = 0; o < kNumRedOps; ++o) {
+      const auto type = static_cast<DataType>(t);
+      const auto op = static_cast<RedOp>(o);
+      cases.push_back(CollCase{Func::kAllReduce, Algo::kRing, Protocol::kSimple, type, op, 1023, false, 2, 0});
+      cases.push_back(CollCase{Func::kAllReduce, Algo::kTree, Protocol::kLL, type, op, 77, true, 1, 0});
+      cases.push_back(CollCase{Func::kReduceScatter, Algo::kRing, Protocol::kLL128, type, op, 100, false, 1, 0});
+      cases.push_back(CollCase{Func::kReduce, Algo::kRing, Protocol::kLL, type, op, 33, false, 1, 2});
+    }
+  }
+  EXPECT_EQ(RunCases(world, cases), "");
+}
+
+// Ranks on several hosts: cross-host edges move steps as messages.
+TEST(HostCollCrossHost, MixedHostsAllPairsAndProtocols) {
+  for (const std::vector<int>& hosts : {std::vector<int>{0, 0, 1, 1}, std::vector<int>{0, 1, 2}}) {
+    ThreadWorld world(hosts, NewUnique());
+    EXPECT_EQ(RunCases(world, MatrixCases(world.size(), {7, 4096 + 3, 70000})), "") << "hosts " << hosts.size();
+    EXPECT_EQ(SegmentsLeft(world.unique()), 0);
+  }
+}
+
+// Without a forced choice the tuner picks; results are the same.
+TEST(HostCollTuned, RunAsksTheTuner) {
+  ThreadWorld world({0, 0, 0}, NewUnique());
+  EXPECT_EQ(RunRanks(world,
+                     [](int rank, HostCollImpl& coll, ThreadWorld&) -> std::string {
+                       for (uint64_t count : {1ull, 1000ull, 300000ull}) {
+                         std::vector<int32_t> in(count, rank + 1), out(count, -1);
+                         CollCall call{Func::kAllReduce, in.data(),   out.data(), count,
+                                       DataType::kInt32, RedOp::kSum, 0};
+                         if (Status s = coll.Run(call); !s.ok()) return s.ToString();
+                         for (int32_t v : out) {
+                           if (v != 6) return "allreduce of " + std::to_string(count) + " gave " + std::to_string(v);
+                         }
+                       }
+                       return "";
+                     }),
+            "");
+}
+
+TEST(HostCollErrors, DeadPeerIsNamed) {
+  ThreadWorld world({0, 0}, NewUnique());
+  std::string rank0_error;
+  RunRanks(world, [&](int rank, HostCollImpl& coll, ThreadWorld& w) -> std::string {
+    const CollCase c{
+        Func::kAllReduce, Algo::kRing, Protocol::kSimple, DataType::kFloat32, RedOp::kSum, 100, false, 1, 0};
+    if (std::string e = RunAndCheck(coll, rank, 2, c); !e.empty()) return e;
+    if (rank == 1) {
+      w.MarkDead(1);
+      return "";
+    }
+    rank0_error = RunAndCheck(coll, rank, 2, c);
+    return "";
+  });
+  EXPECT_NE(rank0_error.find("remote"), std::string::npos) << rank0_error;
+  EXPECT_NE(rank0_error.find("rank 1 (test host 0)"), std::string::npos) << rank0_error;
+}
+
+TEST(HostCollErrors, TimeoutNamesCollectiveAndPeer) {
+  ASSERT_TRUE(ParamRegistry::Global().Override("GPURUN_TIMEOUT", "200ms").ok());
+  ThreadWorld world({0, 0}, NewUnique());
+  std::string rank0_error;
+  std::atomic<bool> finished{false};
+  RunRanks(world, [&](int rank, HostCollImpl& coll, ThreadWorld&) -> std::string {
+    const CollCase c{Func::kAllReduce, Algo::kTree, Protocol::kLL, DataType::kInt32, RedOp::kSum, 10, false, 1, 0};
+    if (std::string e = RunAndCheck(coll, rank, 2, c); !e.empty()) return e;
+    if (rank == 1) {  // alive but silent until rank 0 gave up
+      while (!finished) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      return "";
+    }
+    rank0_error = RunAndCheck(coll, rank, 2, c);
+    finished = true;
+    return "";
+  });
+  ParamRegistry::Global().Reset();
+  EXPECT_NE(rank0_error.find("timeout"), std::string::npos) << rank0_error;
+  EXPECT_NE(rank0_error.find("allreduce tree/ll channel 0"), std::string::npos) << rank0_error;
+  EXPECT_NE(rank0_error.find("rank 1 (test host 0)"), std::string::npos) << rank0_error;
+}
+
+TEST(HostCollErrors, ForcedMissingAlgorithmIsInvalidUsage) {
+  ThreadWorld world({0, 0}, NewUnique());
+  EXPECT_EQ(RunRanks(world,
+                     [](int, HostCollImpl& coll, ThreadWorld&) -> std::string {
+                       std::vector<float> buf(8);
+                       CollCall call{Func::kAllGather, buf.data(), buf.data(), 4, DataType::kFloat32, RedOp::kSum, 0};
+                       const TuneChoice forced{Algo::kTree, Protocol::kSimple, 1, 0};
+                       const Status s = coll.Run(call, &forced);
+                       return s.code() == grInvalidUsage ? "" : "want invalid usage, got " + s.ToString();
+                     }),
+            "");
+}
+
+TEST(HostCollNames, SegmentsAreRemovedByTheLaunchersCleanup) {
+  // With UniqueName() = "<nspace>-<digits>" a segment belongs to the job.
+  const std::string name = ConnGroup::SegmentName("job7-12", ConnGroup::GroupIndex(Algo::kTree, Protocol::kLL, 3), 5);
+  EXPECT_TRUE(p2p::IsShmSegmentOf("job7", name.substr(1))) << name;
+  EXPECT_NE(name, p2p::ShmSegmentName("job7", 5));
+  EXPECT_NE(ConnGroup::SegmentName("j-1", 0, 12), ConnGroup::SegmentName("j-11", 0, 2));
+}
+
+}  // namespace
+}  // namespace gpurun::coll

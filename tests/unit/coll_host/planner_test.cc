@@ -1,0 +1,120 @@
+// The planner (coll/planner): works cover each element exactly once per
+// block, chunk and loop counts follow chunking.h, and bad inputs are refused.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "coll/host/fifo_sizes.h"
+#include "coll/patterns/chunking.h"
+#include "coll/planner/planner.h"
+
+namespace gpurun::coll {
+namespace {
+
+PlanInput Input(Func func, Algo algo, Protocol proto, DataType type, uint64_t count, int nranks, int nch) {
+  PlanInput in;
+  in.func = func;
+  in.algo = algo;
+  in.proto = proto;
+  in.type = type;
+  in.count = count;
+  in.nranks = nranks;
+  in.ring_index = nranks - 1;
+  in.nchannels = nch;
+  in.buffer_bytes = HostBufferBytes(proto);
+  return in;
+}
+
+TEST(Planner, WorksCoverTheCountOnceAndChunksCoverEachPart) {
+  for (Func func : {Func::kAllReduce, Func::kAllGather, Func::kReduceScatter, Func::kBroadcast, Func::kReduce}) {
+    for (Algo algo : {Algo::kRing, Algo::kTree}) {
+      if (!HostAlgoExists(func, algo)) continue;
+      for (Protocol proto : {Protocol::kLL, Protocol::kLL128, Protocol::kSimple}) {
+        for (DataType type : {DataType::kInt8, DataType::kFloat16, DataType::kFloat64}) {
+          for (uint64_t count : {1ull, 7ull, 1023ull, 4099ull, 70001ull}) {
+            for (int nch : {1, 2, 3, 16}) {
+              for (int nranks : {2, 3, 8}) {
+                WorkDesc works[kMaxWorks];
+                auto n = PlanCollective(Input(func, algo, proto, type, count, nranks, nch), works);
+                ASSERT_TRUE(n.ok()) << n.status().ToString();
+                std::vector<int> seen(count, 0);
+                for (int i = 0; i < *n; ++i) {
+                  const WorkDesc& w = works[i];
+                  ASSERT_GT(w.part_count, 0u);
+                  EXPECT_EQ(w.func, func);
+                  EXPECT_EQ(w.nranks, nranks);
+                  EXPECT_EQ(w.ring_index, nranks - 1);
+                  EXPECT_EQ(w.elem_size, ElemSize(type));
+                  EXPECT_EQ((w.part_offset * static_cast<uint64_t>(w.elem_size)) % 16, 0u);
+                  const ChunkSteps steps = ChunkStepsFor(func, algo, proto);
+                  EXPECT_EQ(w.chunk_steps, steps.chunk_steps);
+                  EXPECT_EQ(w.chunk_count * static_cast<uint64_t>(w.elem_size),
+                            ChunkBytes(proto, HostBufferBytes(proto), steps.chunk_steps));
+                  // A chunk never exceeds what its steps carry.
+                  EXPECT_LE(w.chunk_count, w.step_elems * static_cast<uint64_t>(w.chunk_steps));
+                  const bool ring_ar = func == Func::kAllReduce && algo == Algo::kRing;
+                  const uint64_t per_loop = w.chunk_count * (ring_ar ? static_cast<uint64_t>(nranks) : 1);
+                  EXPECT_GE(w.loops * per_loop, w.part_count);
+                  EXPECT_LT((w.loops - 1) * per_loop, w.part_count);
+                  for (uint64_t e = w.part_offset; e < w.part_offset + w.part_count; ++e) ++seen[e];
+                  EXPECT_LT(w.tree, algo == Algo::kTree ? 2 : 1);
+                  EXPECT_LT(w.channel, nch);
+                }
+                for (uint64_t e = 0; e < count; ++e) ASSERT_EQ(seen[e], 1) << e;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Planner, TreeSplitsEachChannelBetweenTheTwoTrees) {
+  WorkDesc works[kMaxWorks];
+  auto n =
+      PlanCollective(Input(Func::kAllReduce, Algo::kTree, Protocol::kSimple, DataType::kFloat32, 1000, 4, 1), works);
+  ASSERT_TRUE(n.ok());
+  ASSERT_EQ(*n, 2);
+  EXPECT_EQ(works[0].tree, 0);
+  EXPECT_EQ(works[1].tree, 1);
+  EXPECT_EQ(works[0].part_count, 500u);
+  EXPECT_EQ(works[1].part_offset, 500u);
+  EXPECT_EQ(works[0].loops, 1u);
+}
+
+TEST(Planner, CountZeroGivesNoWork) {
+  WorkDesc works[kMaxWorks];
+  auto n = PlanCollective(Input(Func::kAllReduce, Algo::kRing, Protocol::kLL, DataType::kFloat32, 0, 4, 3), works);
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 0);
+}
+
+TEST(Planner, SmallCountsUseTheFirstChannelsOnly) {
+  WorkDesc works[kMaxWorks];
+  auto n = PlanCollective(Input(Func::kBroadcast, Algo::kRing, Protocol::kLL, DataType::kInt8, 20, 4, 3), works);
+  ASSERT_TRUE(n.ok());
+  ASSERT_EQ(*n, 2);  // 16-byte cells: 16 + 4
+  EXPECT_EQ(works[0].part_count, 16u);
+  EXPECT_EQ(works[1].part_count, 4u);
+}
+
+TEST(Planner, RefusesWhatDoesNotExist) {
+  WorkDesc works[kMaxWorks];
+  auto tree_ag = PlanCollective(Input(Func::kAllGather, Algo::kTree, Protocol::kLL, DataType::kInt8, 20, 4, 1), works);
+  EXPECT_EQ(tree_ag.status().code(), grInvalidUsage);
+  auto nvls = PlanCollective(Input(Func::kAllReduce, Algo::kNvls, Protocol::kLL, DataType::kInt8, 20, 4, 1), works);
+  EXPECT_EQ(nvls.status().code(), grInvalidUsage);
+  auto channels =
+      PlanCollective(Input(Func::kAllReduce, Algo::kRing, Protocol::kLL, DataType::kInt8, 20, 4, 17), works);
+  EXPECT_EQ(channels.status().code(), grInvalidArgument);
+  PlanInput small = Input(Func::kAllReduce, Algo::kRing, Protocol::kLL128, DataType::kInt8, 20, 4, 1);
+  small.buffer_bytes = kFifoSteps * 128;  // one line per step: less than a grain
+  EXPECT_EQ(PlanCollective(small, works).status().code(), grInvalidArgument);
+  EXPECT_FALSE(HostAlgoExists(Func::kReduceScatter, Algo::kTree));
+  EXPECT_FALSE(HostAlgoExists(Func::kBroadcast, Algo::kTree));
+  EXPECT_TRUE(HostAlgoExists(Func::kAllReduce, Algo::kTree));
+}
+
+}  // namespace
+}  // namespace gpurun::coll
