@@ -29,6 +29,9 @@
 //      LL128 2.31 / 1.82, Simple 17.6 / 21.3 GB/s), which is host_model.h's
 //      count of sides. The back-to-back calls of B hide most of a hop; P
 //      ranks the protocols where B cannot tell them apart.
+//   C  bench/tune/sweep.sh -n 2 -r 3 COLL -b 8 -e 16M -f 4 for the five
+//      functions, 03:48 UTC, load 0.8 (the machine otherwise idle), after the
+//      plan cache and vectorised reductions: used for oneshot/Simple below.
 //   N  UCX_NET_DEVICES=lo build/bin/gpurun -n 2 --nodes 2 build/bin/gpurun-bench
 //      latency -b 8 -e 1M -f 8 (and `bw -b 64K -e 16M -f 4`): point-to-point
 //      between two virtual nodes over UCX loopback, the NET edge of the host
@@ -101,7 +104,13 @@ constexpr TunerTables MakeHostTables() {
   // load (ring LL 1.13 against B's 2.64).
   t.reduce_gbps[kOneShot][kLL] = 2.56;
   t.reduce_gbps[kOneShot][kLL128] = 3.67;
-  t.reduce_gbps[kOneShot][kSimple] = 8.06;
+  // C (below): an effective value, not a slope. With the ring's base and hop
+  // it puts the 2-rank crossover oneshot/Simple -> ring/Simple at ~64 KiB, as
+  // C measured (oneshot 4.16 against ring 4.82 us at 32 KiB, 15.20 against
+  // 12.76 at 128 KiB). The raw 0.5-2 MiB slope (C: 21 GB/s per side, ring
+  // 30) would move the crossover to ~1 KiB: the model has no term for the
+  // ring's per-slice cost at mid sizes, which this value stands in for.
+  t.reduce_gbps[kOneShot][kSimple] = 13.5;
   // B, allgather, 2-8 MiB (broadcast: 2.62, 1.84, 20.98; reducescatter and
   // reduce, which the reduce figures above stand for: LL 2.17 / 2.65, LL128
   // 3.18 / 2.44, Simple 15.40 / 10.28).

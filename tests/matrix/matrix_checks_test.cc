@@ -186,6 +186,8 @@ TEST(ExpectRejected, TreeOnlyForAllreduceAndBarrier) {
   EXPECT_TRUE(ExpectRejected(Coll::kAllgather, Algo::kTree, Proto::kLL));
   EXPECT_TRUE(ExpectRejected(Coll::kBcast, Algo::kTree, Proto::kSimple));
   EXPECT_FALSE(ExpectRejected(Coll::kAlltoall, Algo::kTree, Proto::kSimple));
+  EXPECT_FALSE(ExpectRejected(Coll::kAllreduce, Algo::kOneShot, Proto::kLL128));
+  EXPECT_TRUE(ExpectRejected(Coll::kReduce, Algo::kOneShot, Proto::kSimple));
 }
 
 }  // namespace

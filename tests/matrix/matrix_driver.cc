@@ -29,7 +29,7 @@ std::string EnvValue(const char* name) { return name == std::string("auto") ? ""
 
 std::vector<Variant> AllVariants() {
   std::vector<Variant> v = {{Algo::kAuto, Proto::kAuto}};
-  for (Algo a : {Algo::kRing, Algo::kTree}) {
+  for (Algo a : {Algo::kRing, Algo::kTree, Algo::kOneShot}) {
     for (Proto p : {Proto::kLL, Proto::kLL128, Proto::kSimple}) v.push_back({a, p});
   }
   return v;

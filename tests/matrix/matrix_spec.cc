@@ -84,6 +84,7 @@ const char* AlgoName(Algo algo) {
     case Algo::kAuto: return "auto";
     case Algo::kRing: return "ring";
     case Algo::kTree: return "tree";
+    case Algo::kOneShot: return "oneshot";
   }
   return "?";
 }
@@ -99,7 +100,7 @@ const char* ProtoName(Proto proto) {
 }
 
 std::optional<Algo> AlgoByName(std::string_view name) {
-  for (Algo a : {Algo::kAuto, Algo::kRing, Algo::kTree}) {
+  for (Algo a : {Algo::kAuto, Algo::kRing, Algo::kTree, Algo::kOneShot}) {
     if (name == AlgoName(a)) return a;
   }
   return std::nullopt;
@@ -114,8 +115,9 @@ std::optional<Proto> ProtoByName(std::string_view name) {
 
 namespace {
 
-// The engine's algorithms per collective: ring everywhere, tree for
-// allreduce (and barrier, a small allreduce); none for the point-to-point ones.
+// The engine's algorithms per collective: ring everywhere, tree and oneshot
+// (every rank on one host) for allreduce (and barrier, a small allreduce);
+// none for the point-to-point ones.
 bool HasTree(Coll coll) { return coll == Coll::kAllreduce || coll == Coll::kBarrier; }
 bool HasAlgorithm(Coll coll) {
   switch (coll) {
@@ -133,7 +135,7 @@ bool HasAlgorithm(Coll coll) {
 }  // namespace
 
 bool ExpectRejected(Coll coll, Algo algo, Proto /*proto: every protocol exists for both algorithms*/) {
-  return HasAlgorithm(coll) && algo == Algo::kTree && !HasTree(coll);
+  return HasAlgorithm(coll) && (algo == Algo::kTree || algo == Algo::kOneShot) && !HasTree(coll);
 }
 
 const char* RejectingVariable(Coll coll, Algo algo, Proto proto) {
