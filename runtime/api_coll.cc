@@ -5,21 +5,42 @@
 #include "gpurun/gpurun.h"
 #include "runtime/api_coll_run.h"
 #include "runtime/coll_args.h"
+#include "runtime/coll_args_quick.h"
 #include "runtime/comm_coll.h"
+#include "runtime/context.h"
 
 namespace gpurun {
 namespace {
 
 // Checks with `check(comm)` (a StatusOr<coll::CollCall>) and runs the call.
 template <typename Check>
-grResult_t RunRingTree(const char* what, grComm_t comm, grStream_t stream, Check&& check) {
+grResult_t RunChecked(const char* what, grComm_t comm, grStream_t stream, Check&& check) {
   return RunCollective(what, comm, stream, check,
                        [](grComm& c, const coll::CollCall& call) { return RunHostColl(c, call); });
+}
+
+// The same, hot path first: a live communicator, the host stream and arguments
+// that pass `quick(comm, &call)` (coll_args_quick.h) run without building a
+// Status; anything else takes RunCollective's full checks, in their order,
+// which say what is wrong.
+template <typename Quick, typename Check>
+grResult_t RunRingTree(const char* what, grComm_t comm, grStream_t stream, Quick&& quick, Check&& check) {
+  Context* ctx = CurrentContext();
+  coll::CollCall call;
+  if (ctx != nullptr && comm != nullptr && stream == GR_STREAM_HOST && ctx->IsLive(comm) && quick(*comm, &call))
+      [[likely]] {
+    const Status status = RunHostColl(*comm, call);
+    if (status.ok()) [[likely]]
+      return ToResult(status);
+    return ToResult(Named(status, what));
+  }
+  return RunChecked(what, comm, stream, check);
 }
 
 }  // namespace
 }  // namespace gpurun
 
+using gpurun::RunChecked;
 using gpurun::RunRingTree;
 using Comm = const grComm&;
 
@@ -31,35 +52,50 @@ extern "C" grResult_t grBarrier(grComm_t comm, grStream_t stream) {
 }
 
 extern "C" grResult_t grBcast(void* buf, size_t count, grDataType_t type, int root, grComm_t comm, grStream_t stream) {
-  return RunRingTree("grBcast", comm, stream, [&](Comm c) { return gpurun::CheckBcast(c, buf, count, type, root); });
+  return RunRingTree(
+      "grBcast", comm, stream,
+      [&](Comm c, gpurun::coll::CollCall* call) { return gpurun::QuickBcast(c, buf, count, type, root, call); },
+      [&](Comm c) { return gpurun::CheckBcast(c, buf, count, type, root); });
 }
 
 extern "C" grResult_t grBroadcast(const void* sendbuf, void* recvbuf, size_t count, grDataType_t type, int root,
                                   grComm_t comm, grStream_t stream) {
-  return RunRingTree("grBroadcast", comm, stream,
-                     [&](Comm c) { return gpurun::CheckBroadcast(c, sendbuf, recvbuf, count, type, root); });
+  return RunRingTree(
+      "grBroadcast", comm, stream,
+      [&](Comm c, gpurun::coll::CollCall* call) {
+        return gpurun::QuickBroadcast(c, sendbuf, recvbuf, count, type, root, call);
+      },
+      [&](Comm c) { return gpurun::CheckBroadcast(c, sendbuf, recvbuf, count, type, root); });
 }
 
 extern "C" grResult_t grReduce(const void* sendbuf, void* recvbuf, size_t count, grDataType_t type, grRedOp_t op,
                                int root, grComm_t comm, grStream_t stream) {
-  return RunRingTree("grReduce", comm, stream,
-                     [&](Comm c) { return gpurun::CheckReduce(c, sendbuf, recvbuf, count, type, op, root); });
+  return RunRingTree(
+      "grReduce", comm, stream,
+      [&](Comm c, gpurun::coll::CollCall* call) {
+        return gpurun::QuickReduce(c, sendbuf, recvbuf, count, type, op, root, call);
+      },
+      [&](Comm c) { return gpurun::CheckReduce(c, sendbuf, recvbuf, count, type, op, root); });
 }
 
 extern "C" grResult_t grAllreduce(const void* sendbuf, void* recvbuf, size_t count, grDataType_t type, grRedOp_t op,
                                   grComm_t comm, grStream_t stream) {
-  return RunRingTree("grAllreduce", comm, stream,
-                     [&](Comm c) { return gpurun::CheckAllreduce(c, sendbuf, recvbuf, count, type, op); });
+  return RunRingTree(
+      "grAllreduce", comm, stream,
+      [&](Comm, gpurun::coll::CollCall* call) {
+        return gpurun::QuickAllreduce(sendbuf, recvbuf, count, type, op, call);
+      },
+      [&](Comm c) { return gpurun::CheckAllreduce(c, sendbuf, recvbuf, count, type, op); });
 }
 
 extern "C" grResult_t grAllgather(const void* sendbuf, void* recvbuf, size_t sendcount, grDataType_t type,
                                   grComm_t comm, grStream_t stream) {
-  return RunRingTree("grAllgather", comm, stream,
-                     [&](Comm c) { return gpurun::CheckAllgather(c, sendbuf, recvbuf, sendcount, type); });
+  return RunChecked("grAllgather", comm, stream,
+                    [&](Comm c) { return gpurun::CheckAllgather(c, sendbuf, recvbuf, sendcount, type); });
 }
 
 extern "C" grResult_t grReduceScatter(const void* sendbuf, void* recvbuf, size_t recvcount, grDataType_t type,
                                       grRedOp_t op, grComm_t comm, grStream_t stream) {
-  return RunRingTree("grReduceScatter", comm, stream,
-                     [&](Comm c) { return gpurun::CheckReduceScatter(c, sendbuf, recvbuf, recvcount, type, op); });
+  return RunChecked("grReduceScatter", comm, stream,
+                    [&](Comm c) { return gpurun::CheckReduceScatter(c, sendbuf, recvbuf, recvcount, type, op); });
 }

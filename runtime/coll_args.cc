@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/coll_args_quick.h"
 #include "runtime/p2p_args.h"
 
 namespace gpurun {
@@ -109,30 +110,7 @@ Status CheckCollStream(grStream_t stream) {
 
 namespace {
 
-coll::CollCall MakeCall(coll::Func func, const void* send, void* recv, size_t count, grDataType_t type,
-                        coll::RedOp op = coll::RedOp::kSum, int root = 0) {
-  coll::CollCall call;
-  call.func = func;
-  call.send = send;
-  call.recv = recv;
-  call.count = count;
-  call.type = static_cast<coll::DataType>(type);
-  call.op = op;
-  call.root = root;
-  return call;
-}
-
-// The hot path of the checks below: plain comparisons, no Status. When one
-// fails, the full check runs and says what is wrong (it accepts exactly what
-// the quick ones accept, and possibly more).
-bool QuickRedOp(grRedOp_t op) { return static_cast<int>(op) >= 0 && op < grNumOps; }
-
-// sendbuf and recvbuf of `bytes` each: the same (in place), empty or disjoint.
-bool QuickInPlaceOrDisjoint(const void* send, const void* recv, size_t bytes) {
-  if (send == recv || bytes == 0) return true;
-  const auto s = reinterpret_cast<uintptr_t>(send), r = reinterpret_cast<uintptr_t>(recv);
-  return s + bytes <= r || r + bytes <= s;
-}
+using coll_quick::MakeCall;
 
 StatusOr<coll::CollCall> FullCheckBcast(const grComm& comm, void* buf, size_t count, grDataType_t type, int root) {
   GR_RETURN_IF_ERROR(DataTypeSize(type).status());
@@ -186,47 +164,33 @@ StatusOr<coll::CollCall> FullCheckAllreduce(const grComm& comm, const void* send
 }  // namespace
 
 StatusOr<coll::CollCall> CheckBcast(const grComm& comm, void* buf, size_t count, grDataType_t type, int root) {
-  size_t bytes = 0;
-  if (internal::QuickBytes(buf, count, type, &bytes) && root >= 0 && root < comm.size) [[likely]] {
-    return MakeCall(coll::Func::kBroadcast, buf, buf, count, type, coll::RedOp::kSum, root);
-  }
+  coll::CollCall call;
+  if (QuickBcast(comm, buf, count, type, root, &call)) [[likely]]
+    return call;
   return FullCheckBcast(comm, buf, count, type, root);
 }
 
 StatusOr<coll::CollCall> CheckBroadcast(const grComm& comm, const void* sendbuf, void* recvbuf, size_t count,
                                         grDataType_t type, int root) {
-  size_t bytes = 0, send_bytes = 0;
-  if (internal::QuickBytes(recvbuf, count, type, &bytes) && root >= 0 && root < comm.size) [[likely]] {
-    if (comm.rank != root)
-      return MakeCall(coll::Func::kBroadcast, recvbuf, recvbuf, count, type, coll::RedOp::kSum, root);
-    if (internal::QuickBytes(sendbuf, count, type, &send_bytes) && QuickInPlaceOrDisjoint(sendbuf, recvbuf, bytes)) {
-      return MakeCall(coll::Func::kBroadcast, sendbuf, recvbuf, count, type, coll::RedOp::kSum, root);
-    }
-  }
+  coll::CollCall call;
+  if (QuickBroadcast(comm, sendbuf, recvbuf, count, type, root, &call)) [[likely]]
+    return call;
   return FullCheckBroadcast(comm, sendbuf, recvbuf, count, type, root);
 }
 
 StatusOr<coll::CollCall> CheckReduce(const grComm& comm, const void* sendbuf, void* recvbuf, size_t count,
                                      grDataType_t type, grRedOp_t op, int root) {
-  size_t bytes = 0, recv_bytes = 0;
-  if (internal::QuickBytes(sendbuf, count, type, &bytes) && QuickRedOp(op) && root >= 0 && root < comm.size)
-      [[likely]] {
-    const auto red = static_cast<coll::RedOp>(op);
-    if (comm.rank != root) return MakeCall(coll::Func::kReduce, sendbuf, nullptr, count, type, red, root);
-    if (internal::QuickBytes(recvbuf, count, type, &recv_bytes) && QuickInPlaceOrDisjoint(sendbuf, recvbuf, bytes)) {
-      return MakeCall(coll::Func::kReduce, sendbuf, recvbuf, count, type, red, root);
-    }
-  }
+  coll::CollCall call;
+  if (QuickReduce(comm, sendbuf, recvbuf, count, type, op, root, &call)) [[likely]]
+    return call;
   return FullCheckReduce(comm, sendbuf, recvbuf, count, type, op, root);
 }
 
 StatusOr<coll::CollCall> CheckAllreduce(const grComm& comm, const void* sendbuf, void* recvbuf, size_t count,
                                         grDataType_t type, grRedOp_t op) {
-  size_t bytes = 0, recv_bytes = 0;
-  if (internal::QuickBytes(sendbuf, count, type, &bytes) && internal::QuickBytes(recvbuf, count, type, &recv_bytes) &&
-      QuickRedOp(op) && QuickInPlaceOrDisjoint(sendbuf, recvbuf, bytes)) [[likely]] {
-    return MakeCall(coll::Func::kAllReduce, sendbuf, recvbuf, count, type, static_cast<coll::RedOp>(op));
-  }
+  coll::CollCall call;
+  if (QuickAllreduce(sendbuf, recvbuf, count, type, op, &call)) [[likely]]
+    return call;
   return FullCheckAllreduce(comm, sendbuf, recvbuf, count, type, op);
 }
 

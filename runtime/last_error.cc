@@ -6,13 +6,13 @@
 namespace gpurun {
 namespace {
 thread_local std::string t_last_error;
-// Whether t_last_error may be non-empty. A plain flag, so that the success
-// path of every call (the hot one) tests it without touching the string, whose
-// thread-local access goes through an initialisation wrapper.
-thread_local bool t_has_error = false;
 }  // namespace
 
-grResult_t ToResult(const Status& status) {
+namespace internal {
+
+constinit thread_local bool t_has_error = false;
+
+grResult_t RecordResult(const Status& status) {
   if (status.ok()) {
     if (t_has_error) {
       t_last_error.clear();
@@ -24,6 +24,8 @@ grResult_t ToResult(const Status& status) {
   }
   return status.code();
 }
+
+}  // namespace internal
 
 const char* LastErrorMessage() { return t_last_error.c_str(); }
 

@@ -7,10 +7,26 @@
 #include "runtime/base/status.h"
 
 namespace gpurun {
+namespace internal {
+
+// Whether the calling thread's last-error message may be non-empty. A plain
+// flag, so that the success path of every call (the hot one) tests it inline
+// without touching the string, whose thread-local access goes through an
+// initialisation wrapper.
+extern constinit thread_local bool t_has_error;
+
+// ToResult past its fast path: records the message (or clears it).
+grResult_t RecordResult(const Status& status);
+
+}  // namespace internal
 
 // Records the status for this thread (clears the message on success) and
 // returns its code.
-grResult_t ToResult(const Status& status);
+inline grResult_t ToResult(const Status& status) {
+  if (status.ok() && !internal::t_has_error) [[likely]]
+    return grSuccess;
+  return internal::RecordResult(status);
+}
 
 // The calling thread's last error message ("" after a success).
 const char* LastErrorMessage();

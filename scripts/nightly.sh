@@ -15,11 +15,12 @@ launcher=()
 if command -v ccache >/dev/null 2>&1; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 fi
+mkdir -p "$dir"
 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPURUN_NIGHTLY_TESTS=ON "${launcher[@]}" \
-  >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 1; }
-if ! cmake --build "$dir" -j"$(nproc)" --target gpurun coll_matrix coll_matrix_nightly_test >"$dir.build.log" 2>&1; then
-  grep -E -B2 -A6 "error|Error" "$dir.build.log" | head -80
-  echo "nightly: build failed (full log: $dir.build.log)"
+  >"$dir/nightly-configure.log" 2>&1 || { cat "$dir/nightly-configure.log"; exit 1; }
+if ! cmake --build "$dir" -j"$(nproc)" --target gpurun coll_matrix coll_matrix_nightly_test >"$dir/nightly-build.log" 2>&1; then
+  grep -E -B2 -A6 "error|Error" "$dir/nightly-build.log" | head -80
+  echo "nightly: build failed (full log: $dir/nightly-build.log)"
   exit 1
 fi
 start=$(date +%s)

@@ -104,7 +104,7 @@ Status HostCollImpl::Run(const CollCall& call, const TuneChoice* forced) {
   const PlanKey key = PlanCache::KeyOf(call, forced, forced == nullptr ? params::kNChannels.Get() : 0);
   CachedPlan& slot = plans_.SlotFor(key);
   if (slot.valid && slot.key == key) [[likely]] {
-    Status status = RunWorks(call, slot.nworks, slot.works, slot.groups, slot.configs);
+    Status status = RunWorks(call, slot.nworks, slot.works, slot.fns, slot.groups, slot.configs);
     if (!status.ok()) [[unlikely]]
       broken_ = status;
     return status;
@@ -154,36 +154,39 @@ Status HostCollImpl::Execute(const CollCall& call, const TuneChoice& choice, con
 
   // Every rank makes the same groups in the same order (collective setup).
   ConnGroup* groups[kMaxWorks];
+  WorkFn fns[kMaxWorks];
   PrimConfig configs[kMaxWorks];
   const PrimConfig base = BaseConfig(call, choice);
   for (int i = 0; i < nworks; ++i) {
     const WorkDesc& w = works[i];
     GR_ASSIGN_OR_RETURN(groups[i], Group(w.algo, w.proto, w.channel));
+    GR_ASSIGN_OR_RETURN(fns[i], HostWorkFn(w));
     configs[i] = base;
     configs[i].site.channel = w.channel;
     configs[i].steps = ChunkSteps{w.chunk_steps, w.slice_steps};
     configs[i].step_elems = w.step_elems;
   }
-  if (nworks > kCachedWorks) return RunWorks(call, nworks, works, groups, configs);
+  if (nworks > kCachedWorks) return RunWorks(call, nworks, works, fns, groups, configs);
   slot.valid = false;
   slot.key = key;
   slot.nworks = nworks;
   for (int i = 0; i < nworks; ++i) {
     slot.works[i] = works[i];
+    slot.fns[i] = fns[i];
     slot.groups[i] = groups[i];
     slot.configs[i] = configs[i];
   }
   slot.valid = true;
-  return RunWorks(call, slot.nworks, slot.works, slot.groups, slot.configs);
+  return RunWorks(call, slot.nworks, slot.works, slot.fns, slot.groups, slot.configs);
 }
 
-Status HostCollImpl::RunWorks(const CollCall& call, int nworks, const WorkDesc* works, ConnGroup* const* groups,
-                              const PrimConfig* configs) {
+Status HostCollImpl::RunWorks(const CollCall& call, int nworks, const WorkDesc* works, const WorkFn* fns,
+                              ConnGroup* const* groups, const PrimConfig* configs) {
   const auto* send = static_cast<const std::byte*>(call.send);
   auto* recv = static_cast<std::byte*>(call.recv);
   for (int i = 0; i < nworks; ++i) {
     const WorkArgs args{&works[i], send, recv, groups[i], &configs[i]};
-    GR_RETURN_IF_ERROR(RunWork(args));
+    GR_PRIMS_RETURN_IF_ERROR(fns[i](args));
   }
   return OkStatus();
 }

@@ -42,7 +42,7 @@ class HostCollImpl final : public HostColl {
   // Plans `call`, makes the groups it needs and runs it; caches the plan in
   // `slot` when it fits.
   Status Execute(const CollCall& call, const TuneChoice& choice, const PlanKey& key, CachedPlan& slot);
-  Status RunWorks(const CollCall& call, int nworks, const WorkDesc* works, ConnGroup* const* groups,
+  Status RunWorks(const CollCall& call, int nworks, const WorkDesc* works, const WorkFn* fns, ConnGroup* const* groups,
                   const PrimConfig* configs);
   PrimConfig BaseConfig(const CollCall& call, const TuneChoice& choice) const;
   Status RunSingleRank(const CollCall& call);

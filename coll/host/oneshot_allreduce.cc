@@ -48,7 +48,7 @@ Status OneShotAllReduce(const WorkArgs& a) {
     // write into rank 0 first.
     for (int i = 1; i < n; ++i) {
       const int p = (me + i) % n;
-      GR_RETURN_IF_ERROR(with(p, 0, 1).Send(mine, ch.count));
+      GR_PRIMS_RETURN_IF_ERROR(with(p, 0, 1).Send(mine, ch.count));
     }
     std::byte* acc = (in_place && me != 0) ? cfg.recv_scratch[1] : out;
     const std::byte* cur = nullptr;  // the reduction so far (null: nothing yet)
@@ -64,9 +64,9 @@ Status OneShotAllReduce(const WorkArgs& a) {
       }
       Prims<P> prims = with(q, 1, 0);
       if (cur == nullptr) {
-        GR_RETURN_IF_ERROR(prims.Recv(acc, ch.count));
+        GR_PRIMS_RETURN_IF_ERROR(prims.Recv(acc, ch.count));
       } else {
-        GR_RETURN_IF_ERROR(prims.RecvReduceCopy(cur, acc, ch.count, false));
+        GR_PRIMS_RETURN_IF_ERROR(prims.RecvReduceCopy(cur, acc, ch.count, false));
       }
       cur = acc;
     }
@@ -74,7 +74,7 @@ Status OneShotAllReduce(const WorkArgs& a) {
     if (acc != out && ch.count > 0) std::memcpy(out, acc, ch.count * es);
   }
   for (int p = 0; p < n; ++p) {
-    if (p != me) GR_RETURN_IF_ERROR(with(p, 0, 1).Finish());
+    if (p != me) GR_PRIMS_RETURN_IF_ERROR(with(p, 0, 1).Finish());
   }
   return OkStatus();
 }

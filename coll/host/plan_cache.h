@@ -17,6 +17,7 @@
 
 #include <cstdint>
 
+#include "coll/host/algorithms.h"
 #include "coll/host/conn_group.h"
 #include "coll/host/host_coll.h"
 #include "coll/host/primitives.h"
@@ -29,28 +30,29 @@ inline constexpr int kPlanCacheBits = 3;
 inline constexpr int kPlanCacheSlots = 1 << kPlanCacheBits;
 inline constexpr int kCachedWorks = 2;
 
-// What selects a plan.
+// One algorithm instantiated for one protocol (algorithms.h).
+using WorkFn = Status (*)(const WorkArgs& args);
+// The algorithm RunWork runs for `work`, or InternalError as RunWork says.
+StatusOr<WorkFn> HostWorkFn(const WorkDesc& work);
+
+// What selects a plan, packed into words so that a lookup compares four.
 struct PlanKey {
   uint64_t count = 0;
-  int64_t nchannels_param = 0;  // GPURUN_NCHANNELS (automatic choice only)
-  int32_t root = 0;
-  Func func = Func::kAllReduce;
-  DataType type = DataType::kFloat32;
-  RedOp op = RedOp::kSum;
-  bool forced = false;  // then also:
-  Algo algo = Algo::kRing;
-  Protocol proto = Protocol::kSimple;
-  int32_t nchannels = 0;
+  int64_t channels = 0;  // forced: the forced channel count; else GPURUN_NCHANNELS
+  uint64_t call = 0;     // root (low 32 bits), func, type, op (a byte each)
+  uint64_t choice = 0;   // forced (0 or 1), then the forced algo and proto (a byte each)
 
   bool operator==(const PlanKey&) const = default;
 };
 
-// A ready-to-run plan: its works, their groups and primitive configurations.
+// A ready-to-run plan: its works, their algorithms, groups and primitive
+// configurations.
 struct CachedPlan {
   bool valid = false;
   PlanKey key;
   int nworks = 0;
   WorkDesc works[kCachedWorks];
+  WorkFn fns[kCachedWorks] = {};
   ConnGroup* groups[kCachedWorks] = {};
   PrimConfig configs[kCachedWorks];
 };
@@ -60,25 +62,20 @@ class PlanCache {
   static PlanKey KeyOf(const CollCall& call, const TuneChoice* forced, int64_t nchannels_param) {
     PlanKey key;
     key.count = call.count;
-    key.root = call.root;
-    key.func = call.func;
-    key.type = call.type;
-    key.op = call.op;
+    key.call = static_cast<uint64_t>(static_cast<uint32_t>(call.root)) | static_cast<uint64_t>(call.func) << 32 |
+               static_cast<uint64_t>(call.type) << 40 | static_cast<uint64_t>(call.op) << 48;
     if (forced != nullptr) {
-      key.forced = true;
-      key.algo = forced->algo;
-      key.proto = forced->proto;
-      key.nchannels = forced->nchannels;
+      key.channels = forced->nchannels;
+      key.choice = 1 | static_cast<uint64_t>(forced->algo) << 8 | static_cast<uint64_t>(forced->proto) << 16;
     } else {
-      key.nchannels_param = nchannels_param;
+      key.channels = nchannels_param;
     }
     return key;
   }
 
   // The slot `key` maps to; a hit when slot.valid && slot.key == key.
   CachedPlan& SlotFor(const PlanKey& key) {
-    const uint64_t kind =
-        static_cast<uint64_t>(key.func) | static_cast<uint64_t>(key.type) << 3 | static_cast<uint64_t>(key.op) << 7;
+    const uint64_t kind = key.call >> 32;                                         // func, type, op
     const uint64_t h = (key.count + kind * 0x51ED27ull) * 0x9E3779B97F4A7C15ull;  // Fibonacci hashing
     return slots_[h >> (64 - kPlanCacheBits)];
   }

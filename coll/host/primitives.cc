@@ -38,21 +38,8 @@ Status WaitRequest(const WaitSite& site, int peer, uint64_t step, const char* wh
 }  // namespace
 
 template <typename P>
-Prims<P>::Prims(const PrimConfig& config, RecvConn* const* recv, int nrecv, SendConn* const* send, int nsend)
-    : cfg_(config), nrecv_(nrecv), nsend_(nsend) {
-  const auto round = static_cast<uint64_t>(config.steps.chunk_steps);
-  for (int k = 0; k < nrecv; ++k) {
-    recv_[k] = recv[k];
-    recv_[k]->step = AlignUp(recv_[k]->step, round);
-  }
-  for (int k = 0; k < nsend; ++k) {
-    send_[k] = send[k];
-    send_[k]->step = AlignUp(send_[k]->step, round);
-  }
-}
-
-template <typename P>
-Status Prims<P>::RecvSlice(RecvConn& c, int k, uint64_t step, int nsteps, uint64_t bytes, const std::byte** data) {
+inline Status Prims<P>::RecvSlice(RecvConn& c, int k, uint64_t step, int nsteps, uint64_t bytes,
+                                  const std::byte** data) {
   std::byte* slot = c.buf + SlotOffset(step, cfg_.buffer_bytes);
   if (c.net) {
     *data = slot;
@@ -72,15 +59,15 @@ Status Prims<P>::RecvSlice(RecvConn& c, int k, uint64_t step, int nsteps, uint64
 }
 
 template <typename P>
-void Prims<P>::ReleaseRecv(RecvConn& c, uint64_t step, int nsteps) {
+inline void Prims<P>::ReleaseRecv(RecvConn& c, uint64_t step, int nsteps) {
   if (!c.net) c.header->head.post(step + static_cast<uint64_t>(nsteps));
 }
 
 template <typename P>
-Status Prims<P>::SendSlot(SendConn& c, uint64_t step, int nsteps, uint64_t bytes, std::byte** slot) {
+inline Status Prims<P>::SendSlot(SendConn& c, uint64_t step, int nsteps, uint64_t bytes, std::byte** slot) {
   if (c.net) {
     LinkRequest*& pending = c.pending[step % kFifoSteps];
-    if (pending != nullptr) GR_RETURN_IF_ERROR(WaitRequest(cfg_.site, c.peer, step, kSent, &pending));
+    if (pending != nullptr) GR_PRIMS_RETURN_IF_ERROR(WaitRequest(cfg_.site, c.peer, step, kSent, &pending));
     *slot = c.buf + SlotOffset(step, cfg_.buffer_bytes);
     return OkStatus();
   }
@@ -91,7 +78,7 @@ Status Prims<P>::SendSlot(SendConn& c, uint64_t step, int nsteps, uint64_t bytes
 }
 
 template <typename P>
-Status Prims<P>::PublishSend(SendConn& c, uint64_t step, int nsteps, const std::byte* data, uint64_t bytes) {
+inline Status Prims<P>::PublishSend(SendConn& c, uint64_t step, int nsteps, const std::byte* data, uint64_t bytes) {
   if (c.net) {
     if (bytes == 0) return OkStatus();
     GR_ASSIGN_OR_RETURN(c.pending[step % kFifoSteps], cfg_.site.link->Isend(c.peer, c.tag, data, bytes));
@@ -119,38 +106,51 @@ Status Prims<P>::Op(const void* src, void* dst, uint64_t n, unsigned flags) {
     const Range r = slices == 1 ? Range{0, n} : ChunkSlice(n, cfg_.step_elems, cs, s);
     const uint64_t bytes = r.count * esize;
     const uint64_t off = r.offset * esize;
+    const uint64_t first = static_cast<uint64_t>(s * nsteps);
     const std::byte* in[kMaxPrimPeers] = {};
     std::byte* out[kMaxPrimPeers] = {};
     for (int k = 0; k < nrecv; ++k) {
       RecvConn& c = *recv_[k];
-      GR_RETURN_IF_ERROR(RecvSlice(c, k, c.step + static_cast<uint64_t>(s * nsteps), nsteps, bytes, &in[k]));
+      GR_PRIMS_RETURN_IF_ERROR(RecvSlice(c, k, c.step + first, nsteps, bytes, &in[k]));
     }
     for (int k = 0; k < nsend; ++k) {
       SendConn& c = *send_[k];
-      GR_RETURN_IF_ERROR(SendSlot(c, c.step + static_cast<uint64_t>(s * nsteps), nsteps, bytes, &out[k]));
+      GR_PRIMS_RETURN_IF_ERROR(SendSlot(c, c.step + first, nsteps, bytes, &out[k]));
     }
+    const std::byte* data[kMaxPrimPeers] = {out[0], out[1]};  // what each send publishes
     if (bytes > 0) {
-      std::byte* target = (flags & kDst) ? static_cast<std::byte*>(dst) + off : out[0];
       const std::byte* ins[1 + kMaxPrimPeers] = {};
       int nin = 0;
       if (flags & kSrc) ins[nin++] = static_cast<const std::byte*>(src) + off;
       for (int k = 0; k < nrecv; ++k) ins[nin++] = in[k];
-      if (nin == 1) {
-        if (ins[0] != target) std::memcpy(target, ins[0], bytes);
-      } else {
-        cfg_.reduce(target, ins[0], ins[1], r.count);
-        for (int i = 2; i < nin; ++i) cfg_.reduce(target, target, ins[i], r.count);
+      const std::byte* result = ins[0];  // one input, nothing to write: sent as it is
+      if (nin != 1 || (flags & (kDst | kPost))) {
+        std::byte* target = (flags & kDst) ? static_cast<std::byte*>(dst) + off : out[0];
+        if (nin == 1) {
+          if (ins[0] != target) std::memcpy(target, ins[0], bytes);
+        } else {
+          cfg_.reduce(target, ins[0], ins[1], r.count);
+          for (int i = 2; i < nin; ++i) cfg_.reduce(target, target, ins[i], r.count);
+        }
+        if (flags & kPost) cfg_.divide(target, r.count, cfg_.divisor);
+        result = target;
       }
-      if (flags & kPost) cfg_.divide(target, r.count, cfg_.divisor);
       for (int k = 0; k < nsend; ++k) {
-        if (out[k] != target) std::memcpy(out[k], target, bytes);
+        if (out[k] == result) continue;
+        // LL / LL128 on this host pack lines from any buffer: straight from
+        // the result instead of through the send scratch.
+        if (kInline<P> && !send_[k]->net) {
+          data[k] = result;
+        } else {
+          std::memcpy(out[k], result, bytes);
+        }
       }
     }
     for (int k = 0; k < nsend; ++k) {
       SendConn& c = *send_[k];
-      GR_RETURN_IF_ERROR(PublishSend(c, c.step + static_cast<uint64_t>(s * nsteps), nsteps, out[k], bytes));
+      GR_PRIMS_RETURN_IF_ERROR(PublishSend(c, c.step + first, nsteps, data[k], bytes));
     }
-    for (int k = 0; k < nrecv; ++k) ReleaseRecv(*recv_[k], recv_[k]->step + static_cast<uint64_t>(s * nsteps), nsteps);
+    for (int k = 0; k < nrecv; ++k) ReleaseRecv(*recv_[k], recv_[k]->step + first, nsteps);
   }
   for (int k = 0; k < nrecv; ++k) recv_[k]->step += static_cast<uint64_t>(cs.chunk_steps);
   for (int k = 0; k < nsend; ++k) send_[k]->step += static_cast<uint64_t>(cs.chunk_steps);
@@ -158,13 +158,13 @@ Status Prims<P>::Op(const void* src, void* dst, uint64_t n, unsigned flags) {
 }
 
 template <typename P>
-Status Prims<P>::Finish() {
+Status Prims<P>::FinishNet() {
   for (int k = 0; k < nsend_; ++k) {
     SendConn& c = *send_[k];
     if (!c.net) continue;
     for (int slot = 0; slot < kFifoSteps; ++slot) {
       if (c.pending[slot] != nullptr)
-        GR_RETURN_IF_ERROR(WaitRequest(cfg_.site, c.peer, c.step, kSent, &c.pending[slot]));
+        GR_PRIMS_RETURN_IF_ERROR(WaitRequest(cfg_.site, c.peer, c.step, kSent, &c.pending[slot]));
     }
   }
   return OkStatus();

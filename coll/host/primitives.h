@@ -9,8 +9,10 @@
 //
 // Data flow of one slice: inputs are the local source (kSrc) and what each
 // receive peer sent (kRecv); they are reduced (or, for one input, copied)
-// into the output buffer (kDst) or else straight into the first send slot;
-// kPost applies avg's division once; the result then goes to every send peer.
+// into the output buffer (kDst) or else straight into the first send slot
+// (one input and neither kDst nor kPost: nothing is written, it is sent from
+// where it is); kPost applies avg's division once; the result then goes to
+// every send peer (LL / LL128 on this host pack their lines straight from it).
 #ifndef GPURUN_COLL_HOST_PRIMITIVES_H_
 #define GPURUN_COLL_HOST_PRIMITIVES_H_
 
@@ -23,6 +25,14 @@
 #include "coll/patterns/chunking.h"
 #include "coll/wire_format.h"
 #include "runtime/base/status.h"
+
+// GR_RETURN_IF_ERROR without its copy of the Status on success: for the
+// executor's per-call path.
+#define GR_PRIMS_RETURN_IF_ERROR(expr)                                                   \
+  do {                                                                                   \
+    if (::gpurun::Status gr_prims_status_ = (expr); !gr_prims_status_.ok()) [[unlikely]] \
+      return gr_prims_status_;                                                           \
+  } while (0)
 
 namespace gpurun::coll {
 
@@ -50,7 +60,19 @@ class Prims {
 
   // Connection steps are rounded up to a multiple of chunk_steps first (as
   // NCCL's loadRecvConn/loadSendConn), so that Simple slices never wrap.
-  Prims(const PrimConfig& config, RecvConn* const* recv, int nrecv, SendConn* const* send, int nsend);
+  Prims(const PrimConfig& config, RecvConn* const* recv, int nrecv, SendConn* const* send, int nsend)
+      : cfg_(config), nrecv_(nrecv), nsend_(nsend) {
+    const auto round = static_cast<uint64_t>(config.steps.chunk_steps);
+    for (int k = 0; k < nrecv; ++k) {
+      recv_[k] = recv[k];
+      if (round != 1) recv_[k]->step = AlignUp(recv_[k]->step, round);
+    }
+    for (int k = 0; k < nsend; ++k) {
+      send_[k] = send[k];
+      if (round != 1) send_[k]->step = AlignUp(send_[k]->step, round);
+      net_send_ = net_send_ || send_[k]->net;
+    }
+  }
 
   Status Send(const void* src, uint64_t n) { return Op(src, nullptr, n, kSrc | kSend); }
   Status Recv(void* dst, uint64_t n) { return Op(nullptr, dst, n, kRecv | kDst); }
@@ -66,20 +88,29 @@ class Prims {
   Status CopySend(const void* src, void* dst, uint64_t n) { return Op(src, dst, n, kSrc | kDst | kSend); }
 
   // Completes the cross-host messages still in flight (call once per work).
-  Status Finish();
+  Status Finish() {
+    if (!net_send_) return OkStatus();
+    return FinishNet();
+  }
 
  private:
   Status Op(const void* src, void* dst, uint64_t n, unsigned flags);
-  Status RecvSlice(RecvConn& c, int k, uint64_t step, int nsteps, uint64_t bytes, const std::byte** data);
-  void ReleaseRecv(RecvConn& c, uint64_t step, int nsteps);
-  Status SendSlot(SendConn& c, uint64_t step, int nsteps, uint64_t bytes, std::byte** slot);
-  Status PublishSend(SendConn& c, uint64_t step, int nsteps, const std::byte* data, uint64_t bytes);
+  Status FinishNet();
+  // Op's steps, inlined into it (primitives.cc): no call or Status
+  // round trip per step on the hot path.
+  [[gnu::always_inline]] Status RecvSlice(RecvConn& c, int k, uint64_t step, int nsteps, uint64_t bytes,
+                                          const std::byte** data);
+  [[gnu::always_inline]] void ReleaseRecv(RecvConn& c, uint64_t step, int nsteps);
+  [[gnu::always_inline]] Status SendSlot(SendConn& c, uint64_t step, int nsteps, uint64_t bytes, std::byte** slot);
+  [[gnu::always_inline]] Status PublishSend(SendConn& c, uint64_t step, int nsteps, const std::byte* data,
+                                            uint64_t bytes);
 
   const PrimConfig& cfg_;
   RecvConn* recv_[kMaxPrimPeers] = {};
   SendConn* send_[kMaxPrimPeers] = {};
   int nrecv_;
   int nsend_;
+  bool net_send_ = false;  // a send peer is across hosts
 };
 
 extern template class Prims<ProtoLL>;

@@ -21,9 +21,9 @@ Status RingBroadcast(const WorkArgs& a) {
     const Range ch = LoopChunk(w.part_count, w.chunk_count, loop);
     const uint64_t off = (w.part_offset + ch.offset) * es;
     switch (role) {
-      case ChainRole::kHead: GR_RETURN_IF_ERROR(prims.CopySend(a.send + off, a.recv + off, ch.count)); break;
-      case ChainRole::kMiddle: GR_RETURN_IF_ERROR(prims.RecvCopySend(a.recv + off, ch.count)); break;
-      case ChainRole::kTail: GR_RETURN_IF_ERROR(prims.Recv(a.recv + off, ch.count)); break;
+      case ChainRole::kHead: GR_PRIMS_RETURN_IF_ERROR(prims.CopySend(a.send + off, a.recv + off, ch.count)); break;
+      case ChainRole::kMiddle: GR_PRIMS_RETURN_IF_ERROR(prims.RecvCopySend(a.recv + off, ch.count)); break;
+      case ChainRole::kTail: GR_PRIMS_RETURN_IF_ERROR(prims.Recv(a.recv + off, ch.count)); break;
       case ChainRole::kAlone: return InternalError("ring broadcast planned for a single rank");
     }
   }
@@ -42,10 +42,10 @@ Status RingReduce(const WorkArgs& a) {
     const Range ch = LoopChunk(w.part_count, w.chunk_count, loop);
     const uint64_t off = (w.part_offset + ch.offset) * es;
     switch (role) {
-      case ChainRole::kHead: GR_RETURN_IF_ERROR(prims.Send(a.send + off, ch.count)); break;
-      case ChainRole::kMiddle: GR_RETURN_IF_ERROR(prims.RecvReduceSend(a.send + off, ch.count)); break;
+      case ChainRole::kHead: GR_PRIMS_RETURN_IF_ERROR(prims.Send(a.send + off, ch.count)); break;
+      case ChainRole::kMiddle: GR_PRIMS_RETURN_IF_ERROR(prims.RecvReduceSend(a.send + off, ch.count)); break;
       case ChainRole::kTail:
-        GR_RETURN_IF_ERROR(prims.RecvReduceCopy(a.send + off, a.recv + off, ch.count, w.op == RedOp::kAvg));
+        GR_PRIMS_RETURN_IF_ERROR(prims.RecvReduceCopy(a.send + off, a.recv + off, ch.count, w.op == RedOp::kAvg));
         break;
       case ChainRole::kAlone: return InternalError("ring reduce planned for a single rank");
     }

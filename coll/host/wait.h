@@ -36,10 +36,9 @@ inline constexpr uint32_t kPollsPerCheck = 64;
 Status WaitError(const WaitSite& site, int peer, uint64_t step, const char* what, const Status& cause);
 Status WaitTimeout(const WaitSite& site, int peer, uint64_t step, const char* what);
 
-// Returns once ready() is true. `what` says what is awaited ("data from").
+// WaitUntil past its first poll (not inlined: the hot path is the first poll).
 template <typename Ready>
-Status WaitUntil(const WaitSite& site, int peer, uint64_t step, const char* what, Ready&& ready) {
-  if (ready()) return OkStatus();
+[[gnu::noinline]] Status WaitUntilSlow(const WaitSite& site, int peer, uint64_t step, const char* what, Ready&& ready) {
   p2p::Backoff backoff(site.policy);
   const auto start = std::chrono::steady_clock::now();
   for (uint32_t polls = 1;; ++polls) {
@@ -53,6 +52,14 @@ Status WaitUntil(const WaitSite& site, int peer, uint64_t step, const char* what
     }
     backoff.Pause();
   }
+}
+
+// Returns once ready() is true. `what` says what is awaited ("data from").
+template <typename Ready>
+inline Status WaitUntil(const WaitSite& site, int peer, uint64_t step, const char* what, Ready&& ready) {
+  if (ready()) [[likely]]
+    return OkStatus();
+  return WaitUntilSlow(site, peer, step, what, ready);
 }
 
 }  // namespace gpurun::coll
