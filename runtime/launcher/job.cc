@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstring>
 #include <sstream>
+#include <thread>
 
 #include "p2p/shm/shm_names.h"
 #include "runtime/base/log.h"
@@ -64,6 +65,27 @@ Job::Job(JobConfig config)
 
 Job::~Job() = default;
 
+namespace {
+
+// Seen once under heavy load (before the orderly shutdown of pmix_server.cc):
+// every rank had ended, and gpurun's main thread and PMIx's thread sat
+// blocked in PMIx_server_finalize; the event loop, and with it the handling
+// of SIGTERM, had already stopped, so gpurun never exited. Whatever PMIx
+// does, gpurun ends with the job's exit status kFinalizeWatchdog after it
+// starts finalizing.
+constexpr std::chrono::seconds kFinalizeWatchdog{15};
+
+void ArmFinalizeWatchdog(int exit_code) {
+  std::thread([exit_code] {
+    std::this_thread::sleep_for(kFinalizeWatchdog);
+    static constexpr char kMessage[] = "gpurun: the PMIx server did not shut down within 15 s; exiting anyway\n";
+    (void)!write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
+    _exit(exit_code);
+  }).detach();
+}
+
+}  // namespace
+
 int Job::Run() {
   const Status status = Launch();
   if (!status.ok()) {
@@ -81,6 +103,7 @@ int Job::Run() {
     GR_LOG(Info, Launch) << "removed " << removed << " shared-memory segments left by job " << nspace();
   }
   GR_LOG(Trace, Launch) << "finalizing the PMIx server at " << ElapsedMs() << " ms";
+  ArmFinalizeWatchdog(outcome_.exit_code());
   pmix_.reset();
   tmpdir_.reset();
   topology_.reset();
