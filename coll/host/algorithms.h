@@ -1,6 +1,6 @@
 // The host executor's algorithms, one per file (ring_allreduce.cc, ...), each
 // running one WorkDesc over the connectors of its group with the primitives
-// of protocol P; RunWork picks one by (func, algo, proto). `send` / `recv`
+// of protocol P; HostWorkFn (plan_cache.h) picks one by (func, algo, proto). `send` / `recv`
 // are the call's whole buffers; the work says which part it moves.
 //
 // Supported (func, algo): ring for broadcast, reduce, allgather,
@@ -41,10 +41,6 @@ template <typename P>
 Status TreeAllReduce(const WorkArgs& args);
 template <typename P>
 Status OneShotAllReduce(const WorkArgs& args);
-
-// Dispatch on (func, algo, proto); InternalError for a pair the planner
-// should have refused.
-Status RunWork(const WorkArgs& args);
 
 // Instantiates an algorithm for the three protocols (in its own .cc file).
 #define GR_INSTANTIATE_HOST_ALGO(name)                    \

@@ -32,7 +32,7 @@ inline constexpr int kCachedWorks = 2;
 
 // One algorithm instantiated for one protocol (algorithms.h).
 using WorkFn = Status (*)(const WorkArgs& args);
-// The algorithm RunWork runs for `work`, or InternalError as RunWork says.
+// The algorithm for `work`, or InternalError for a pair the planner should have refused.
 StatusOr<WorkFn> HostWorkFn(const WorkDesc& work);
 
 // What selects a plan, packed into words so that a lookup compares four.

@@ -1,4 +1,4 @@
-// RunWork (algorithms.h) and HostWorkFn (plan_cache.h): the
+// HostWorkFn (plan_cache.h): the
 // (func, algo, proto) -> algorithm table.
 #include <string>
 
@@ -40,11 +40,6 @@ StatusOr<WorkFn> HostWorkFn(const WorkDesc& w) {
     return InternalError(std::string("no host algorithm for ") + FuncName(w.func) + " " + AlgoName(w.algo));
   }
   return fn;
-}
-
-Status RunWork(const WorkArgs& a) {
-  GR_ASSIGN_OR_RETURN(const WorkFn fn, HostWorkFn(*a.work));
-  return fn(a);
 }
 
 }  // namespace gpurun::coll
