@@ -1,0 +1,128 @@
+// Ring channel table and ring order over 1..8 ranks with shared GPUs.
+#include "topo/ring_hints.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "topo/gpu_info.h"
+#include "topo/pci_bus_id.h"
+
+namespace gpurun::topo {
+namespace {
+
+TEST(SuggestRingChannels, TableRows) {
+  constexpr int kH200Sms = 132;
+  EXPECT_EQ(SuggestRingChannels(18, kH200Sms), 24) << "NCCL on 2x H200 NV18: 24 coll channels";
+  EXPECT_EQ(SuggestRingChannels(0, kH200Sms), 2) << "PCIe only";
+  EXPECT_EQ(SuggestRingChannels(kUnknown, kH200Sms), 2) << "unknown links: as PCIe";
+  EXPECT_EQ(SuggestRingChannels(1, kH200Sms), 2);
+  EXPECT_EQ(SuggestRingChannels(2, kH200Sms), 4);
+  EXPECT_EQ(SuggestRingChannels(12, kH200Sms), 16);
+  EXPECT_EQ(SuggestRingChannels(17, kH200Sms), 16);
+  EXPECT_EQ(SuggestRingChannels(24, kH200Sms), 32);
+  EXPECT_EQ(SuggestRingChannels(1000, 100000), kMaxRingChannels);
+}
+
+TEST(SuggestRingChannels, SmCountCapsAndUnknownSmCount) {
+  EXPECT_EQ(SuggestRingChannels(18, 0), 24) << "SM count unknown: no SM cap";
+  EXPECT_EQ(SuggestRingChannels(18, -5), 24);
+  EXPECT_EQ(SuggestRingChannels(18, 40), 10) << "a quarter of the SMs";
+  EXPECT_EQ(SuggestRingChannels(18, 8), 2);
+  EXPECT_EQ(SuggestRingChannels(18, 3), 1) << "never below one channel";
+  EXPECT_EQ(SuggestRingChannels(0, 1), 1);
+}
+
+TEST(SuggestRingChannels, NonDecreasingAndBounded) {
+  for (int sms : {0, 1, 4, 16, 40, 78, 108, 132, 1000}) {
+    int previous = 0;
+    for (int links = -1; links <= 40; ++links) {
+      const int channels = SuggestRingChannels(links, sms);
+      EXPECT_GE(channels, 1);
+      EXPECT_LE(channels, kMaxRingChannels);
+      if (sms > 0) {
+        EXPECT_LE(channels, std::max(1, sms / 4));
+      }
+      EXPECT_GE(channels, previous) << "links " << links << " sms " << sms;
+      previous = channels;
+    }
+  }
+}
+
+std::string BusId(int gpu) { return FormatPciBusId(PciAddress{0, static_cast<uint32_t>(0x18 + 0x11 * gpu), 0, 0}); }
+
+// Every property RingOrder promises, for one input.
+void CheckRing(const std::vector<std::string>& ids) {
+  SCOPED_TRACE(::testing::PrintToString(ids));
+  const std::vector<int> order = RingOrder(ids);
+  const int n = static_cast<int>(ids.size());
+  std::vector<int> sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<int> identity(n);
+  std::iota(identity.begin(), identity.end(), 0);
+  ASSERT_EQ(sorted, identity) << "a permutation of the ranks";
+  if (n == 0) return;
+  EXPECT_EQ(order[0], 0) << "starts at rank 0";
+
+  // Ranks sharing a GPU are consecutive and in rank order.
+  std::vector<std::string> groups;  // group ids in ring order
+  for (int k = 0; k < n; ++k) {
+    const std::string& id = ids[order[k]];
+    if (groups.empty() || groups.back() != id) {
+      EXPECT_EQ(std::count(groups.begin(), groups.end(), id), 0) << id << " split";
+      groups.push_back(id);
+    } else {
+      EXPECT_LT(order[k - 1], order[k]) << "ties in rank order";
+    }
+  }
+  // Groups follow PCI order, up to the rotation to rank 0.
+  std::vector<std::string> by_address = groups;
+  std::sort(by_address.begin(), by_address.end(),
+            [](const std::string& a, const std::string& b) { return *ParsePciBusId(a) < *ParsePciBusId(b); });
+  std::rotate(by_address.begin(), std::find(by_address.begin(), by_address.end(), ids[0]), by_address.end());
+  EXPECT_EQ(groups, by_address);
+}
+
+TEST(RingOrder, OneToEightRanksOverSharedGpus) {
+  for (int n = 1; n <= 8; ++n) {
+    for (int gpus = 1; gpus <= n; ++gpus) {
+      std::vector<std::string> round_robin, blocked, reversed, scrambled;
+      for (int r = 0; r < n; ++r) {
+        round_robin.push_back(BusId(r % gpus));              // local rank modulo GPUs
+        blocked.push_back(BusId(r * gpus / n));              // consecutive ranks share
+        reversed.push_back(BusId(gpus - 1 - r % gpus));      // PCI order against rank order
+        scrambled.push_back(BusId((r * 5 + 3) % 7 % gpus));  // irregular
+      }
+      CheckRing(round_robin);
+      CheckRing(blocked);
+      CheckRing(reversed);
+      CheckRing(scrambled);
+    }
+  }
+}
+
+TEST(RingOrder, Examples) {
+  const std::string a = "0000:18:00.0", b = "0000:2a:00.0", c = "0000:3b:00.0";
+  EXPECT_EQ(RingOrder({}), std::vector<int>{});
+  EXPECT_EQ(RingOrder({a}), std::vector<int>{0});
+  EXPECT_EQ(RingOrder({a, b, c}), (std::vector<int>{0, 1, 2})) << "already in PCI order";
+  EXPECT_EQ(RingOrder({a, b, a, b}), (std::vector<int>{0, 2, 1, 3})) << "modulo placement regrouped";
+  EXPECT_EQ(RingOrder({c, a, b}), (std::vector<int>{0, 1, 2})) << "same ring as 1 2 0";
+  EXPECT_EQ(RingOrder({b, c, a, a}), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(RingOrder({b, a, c, a}), (std::vector<int>{0, 2, 1, 3}));
+  EXPECT_EQ(RingOrder({"00000000:2A:00.0", "0000:18:00.0", "2a:00.0"}), (std::vector<int>{0, 2, 1}))
+      << "spellings of one GPU group together";
+}
+
+TEST(RingOrder, RanksWithoutGpuGoLastGroupedByText) {
+  const std::string a = "0000:18:00.0", b = "0000:2a:00.0";
+  EXPECT_EQ(RingOrder({"", b, "", a}), (std::vector<int>{0, 2, 3, 1}));
+  EXPECT_EQ(RingOrder({b, "", "x", "", a}), (std::vector<int>{0, 1, 3, 2, 4}));
+  EXPECT_EQ(RingOrder({"", "", ""}), (std::vector<int>{0, 1, 2}));
+}
+
+}  // namespace
+}  // namespace gpurun::topo

@@ -1,0 +1,64 @@
+// Ring channel and ring order hints (see ring_hints.h).
+#include "topo/ring_hints.h"
+
+#include <algorithm>
+#include <optional>
+#include <tuple>
+
+#include "topo/pci_bus_id.h"
+
+namespace gpurun::topo {
+namespace {
+
+struct ChannelRow {
+  int min_links;
+  int channels;
+};
+
+// The table of ring_hints.h; rows in increasing min_links.
+constexpr ChannelRow kChannelTable[] = {
+    {0, 2}, {1, 2}, {2, 4}, {4, 6}, {6, 8}, {8, 12}, {12, 16}, {18, 24}, {24, 32},
+};
+
+// The sort key of one rank: parsed ids first by address, then the rest by text.
+struct RingKey {
+  std::optional<PciAddress> address;
+  std::string text;
+  int rank;
+
+  bool operator<(const RingKey& other) const {
+    if (address.has_value() != other.address.has_value()) return address.has_value();
+    if (address && *address != *other.address) return *address < *other.address;
+    if (!address && text != other.text) return text < other.text;
+    return rank < other.rank;
+  }
+};
+
+}  // namespace
+
+int SuggestRingChannels(int nvlinks_between_pair, int sm_count) {
+  int channels = kChannelTable[0].channels;
+  for (const ChannelRow& row : kChannelTable) {
+    if (nvlinks_between_pair >= row.min_links) channels = row.channels;
+  }
+  channels = std::min(channels, kMaxRingChannels);
+  if (sm_count > 0) channels = std::min(channels, sm_count / 4);
+  return std::max(channels, 1);
+}
+
+std::vector<int> RingOrder(const std::vector<std::string>& bus_id_per_rank) {
+  std::vector<RingKey> keys;
+  keys.reserve(bus_id_per_rank.size());
+  for (size_t r = 0; r < bus_id_per_rank.size(); ++r) {
+    keys.push_back(RingKey{ParsePciBusId(bus_id_per_rank[r]), bus_id_per_rank[r], static_cast<int>(r)});
+  }
+  std::sort(keys.begin(), keys.end());
+  std::vector<int> order;
+  order.reserve(keys.size());
+  for (const RingKey& key : keys) order.push_back(key.rank);
+  const auto first = std::find(order.begin(), order.end(), 0);
+  if (first != order.end()) std::rotate(order.begin(), first, order.end());
+  return order;
+}
+
+}  // namespace gpurun::topo
