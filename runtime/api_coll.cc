@@ -4,6 +4,7 @@
 // (comm_coll.h). Every error names the C call.
 #include "gpurun/gpurun.h"
 #include "runtime/api_coll_run.h"
+#include "runtime/buffer_place.h"
 #include "runtime/coll_args.h"
 #include "runtime/coll_args_quick.h"
 #include "runtime/comm_coll.h"
@@ -12,23 +13,43 @@
 namespace gpurun {
 namespace {
 
-// Checks with `check(comm)` (a StatusOr<coll::CollCall>) and runs the call.
-template <typename Check>
-grResult_t RunChecked(const char* what, grComm_t comm, grStream_t stream, Check&& check) {
-  return RunCollective(what, comm, stream, check,
-                       [](grComm& c, const coll::CollCall& call) { return RunHostColl(c, call); });
+// Runs a checked call where its buffers are: the GPU executor for device
+// memory, the host executor for host memory (buffer_place.h).
+Status RunPlaced(grComm& comm, const coll::CollCall& call, grStream_t stream) {
+  // A reduce's receive buffer matters at the root only.
+  const void* recv = call.func == coll::Func::kReduce && call.root != comm.rank ? nullptr : call.recv;
+  GR_ASSIGN_OR_RETURN(const Placement place, PlaceCollective(call.send, recv, stream));
+  if (place.device) return RunGpuColl(comm, call, place.ordinal, stream);
+  return RunHostColl(comm, call);
 }
 
-// The same, hot path first: a live communicator, the host stream and arguments
-// that pass `quick(comm, &call)` (coll_args_quick.h) run without building a
-// Status; anything else takes RunCollective's full checks, in their order,
-// which say what is wrong.
+// Checks the communicator, then the arguments with `check(comm)` (a
+// StatusOr<coll::CollCall>), then where the buffers are, and runs the call.
+template <typename Check>
+grResult_t RunChecked(const char* what, grComm_t comm, grStream_t stream, Check&& check) {
+  StatusOr<grComm*> live = CheckComm(comm);
+  if (!live.ok()) [[unlikely]]
+    return ToResult(Named(live.status(), what));
+  StatusOr<coll::CollCall> call = check(static_cast<const grComm&>(**live));
+  if (!call.ok()) [[unlikely]]
+    return ToResult(Named(call.status(), what));
+  const Status status = RunPlaced(**live, *call, stream);
+  if (status.ok()) [[likely]]
+    return ToResult(status);
+  return ToResult(Named(status, what));
+}
+
+// The same, hot path first: a live communicator, the host stream, a process
+// that cannot hold device memory (buffer_place.h) and arguments that pass
+// `quick(comm, &call)` (coll_args_quick.h) run without building a Status;
+// anything else takes RunChecked's full checks, in their order, which say
+// what is wrong.
 template <typename Quick, typename Check>
 grResult_t RunRingTree(const char* what, grComm_t comm, grStream_t stream, Quick&& quick, Check&& check) {
   Context* ctx = CurrentContext();
   coll::CollCall call;
-  if (ctx != nullptr && comm != nullptr && stream == GR_STREAM_HOST && ctx->IsLive(comm) && quick(*comm, &call))
-      [[likely]] {
+  if (ctx != nullptr && comm != nullptr && stream == GR_STREAM_HOST && !DeviceMemoryPossible() && ctx->IsLive(comm) &&
+      quick(*comm, &call)) [[likely]] {
     const Status status = RunHostColl(*comm, call);
     if (status.ok()) [[likely]]
       return ToResult(status);

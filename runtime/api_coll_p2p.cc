@@ -3,6 +3,7 @@
 // the schedules are in coll_p2p.h.
 #include "gpurun/gpurun.h"
 #include "runtime/api_coll_run.h"
+#include "runtime/buffer_place.h"
 #include "runtime/coll_args.h"
 #include "runtime/coll_p2p.h"
 #include "runtime/comm_coll.h"
@@ -11,11 +12,15 @@ namespace {
 
 using Comm = const grComm&;
 
-// run(link, call, what) for a call checked by check(comm).
+// run(link, call, what) for a call checked by check(comm), on host buffers
+// only (these collectives have no GPU path yet).
 template <typename Check, typename Run>
-grResult_t RunP2p(const char* what, grComm_t comm, grStream_t stream, Check&& check, Run run) {
-  return gpurun::RunCollective(what, comm, stream, check,
-                               [&](grComm& c, const auto& call) { return run(gpurun::CollOf(c).link(), call, what); });
+grResult_t RunP2p(const char* what, std::initializer_list<const void*> buffers, grComm_t comm, grStream_t stream,
+                  Check&& check, Run run) {
+  return gpurun::RunCollective(what, comm, stream, check, [&](grComm& c, const auto& call) -> gpurun::Status {
+    GR_RETURN_IF_ERROR(gpurun::RequireHostBuffers(buffers, what));
+    return run(gpurun::CollOf(c).link(), call, what);
+  });
 }
 
 }  // namespace
@@ -23,15 +28,15 @@ grResult_t RunP2p(const char* what, grComm_t comm, grStream_t stream, Check&& ch
 extern "C" grResult_t grAlltoall(const void* sendbuf, void* recvbuf, size_t count, grDataType_t type, grComm_t comm,
                                  grStream_t stream) {
   return RunP2p(
-      "grAlltoall", comm, stream, [&](Comm c) { return gpurun::CheckAlltoall(c, sendbuf, recvbuf, count, type); },
-      gpurun::Alltoallv);
+      "grAlltoall", {sendbuf, recvbuf}, comm, stream,
+      [&](Comm c) { return gpurun::CheckAlltoall(c, sendbuf, recvbuf, count, type); }, gpurun::Alltoallv);
 }
 
 extern "C" grResult_t grAlltoallv(const void* sendbuf, const size_t* sendcounts, const size_t* sdispls, void* recvbuf,
                                   const size_t* recvcounts, const size_t* rdispls, grDataType_t type, grComm_t comm,
                                   grStream_t stream) {
   return RunP2p(
-      "grAlltoallv", comm, stream,
+      "grAlltoallv", {sendbuf, recvbuf}, comm, stream,
       [&](Comm c) {
         return gpurun::CheckAlltoallv(c, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, type);
       },
@@ -41,7 +46,7 @@ extern "C" grResult_t grAlltoallv(const void* sendbuf, const size_t* sendcounts,
 extern "C" grResult_t grAllgatherv(const void* sendbuf, size_t sendcount, void* recvbuf, const size_t* recvcounts,
                                    const size_t* displs, grDataType_t type, grComm_t comm, grStream_t stream) {
   return RunP2p(
-      "grAllgatherv", comm, stream,
+      "grAllgatherv", {sendbuf, recvbuf}, comm, stream,
       [&](Comm c) { return gpurun::CheckAllgatherv(c, sendbuf, sendcount, recvbuf, recvcounts, displs, type); },
       gpurun::Allgatherv);
 }
@@ -49,14 +54,14 @@ extern "C" grResult_t grAllgatherv(const void* sendbuf, size_t sendcount, void* 
 extern "C" grResult_t grGather(const void* sendbuf, void* recvbuf, size_t count, grDataType_t type, int root,
                                grComm_t comm, grStream_t stream) {
   return RunP2p(
-      "grGather", comm, stream, [&](Comm c) { return gpurun::CheckGather(c, sendbuf, recvbuf, count, type, root); },
-      gpurun::Gatherv);
+      "grGather", {sendbuf, recvbuf}, comm, stream,
+      [&](Comm c) { return gpurun::CheckGather(c, sendbuf, recvbuf, count, type, root); }, gpurun::Gatherv);
 }
 
 extern "C" grResult_t grGatherv(const void* sendbuf, size_t sendcount, void* recvbuf, const size_t* recvcounts,
                                 const size_t* displs, grDataType_t type, int root, grComm_t comm, grStream_t stream) {
   return RunP2p(
-      "grGatherv", comm, stream,
+      "grGatherv", {sendbuf, recvbuf}, comm, stream,
       [&](Comm c) { return gpurun::CheckGatherv(c, sendbuf, sendcount, recvbuf, recvcounts, displs, type, root); },
       gpurun::Gatherv);
 }
@@ -64,14 +69,14 @@ extern "C" grResult_t grGatherv(const void* sendbuf, size_t sendcount, void* rec
 extern "C" grResult_t grScatter(const void* sendbuf, void* recvbuf, size_t count, grDataType_t type, int root,
                                 grComm_t comm, grStream_t stream) {
   return RunP2p(
-      "grScatter", comm, stream, [&](Comm c) { return gpurun::CheckScatter(c, sendbuf, recvbuf, count, type, root); },
-      gpurun::Scatterv);
+      "grScatter", {sendbuf, recvbuf}, comm, stream,
+      [&](Comm c) { return gpurun::CheckScatter(c, sendbuf, recvbuf, count, type, root); }, gpurun::Scatterv);
 }
 
 extern "C" grResult_t grScatterv(const void* sendbuf, const size_t* sendcounts, const size_t* displs, void* recvbuf,
                                  size_t recvcount, grDataType_t type, int root, grComm_t comm, grStream_t stream) {
   return RunP2p(
-      "grScatterv", comm, stream,
+      "grScatterv", {sendbuf, recvbuf}, comm, stream,
       [&](Comm c) { return gpurun::CheckScatterv(c, sendbuf, sendcounts, displs, recvbuf, recvcount, type, root); },
       gpurun::Scatterv);
 }

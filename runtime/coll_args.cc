@@ -104,7 +104,7 @@ using coll_args::Times;
 Status CheckCollStream(grStream_t stream) {
   if (stream == GR_STREAM_HOST) return OkStatus();
   return Unsupported(
-      "a device stream needs device buffers and the GPU data path, which this build does not have yet; pass "
+      "a stream orders device work, but the buffers are host memory (or this build has no GPU path); pass "
       "GR_STREAM_HOST for host buffers");
 }
 

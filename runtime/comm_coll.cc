@@ -18,6 +18,34 @@ StatusOr<coll::HostColl*> CommColl::host() {
   return host_.get();
 }
 
+#if GPURUN_HAVE_GPU_COLL
+StatusOr<coll::GpuColl*> CommColl::gpu(int device) {
+  if (gpu_ == nullptr) {
+    GR_ASSIGN_OR_RETURN(const coll::GpuCollOptions options, coll::LoadGpuCollOptions());
+    GR_ASSIGN_OR_RETURN(gpu_, coll::GpuColl::Create(link_, device, options));
+  }
+  if (gpu_->device() != device) {
+    return InvalidUsage("this communicator's GPU collectives run on GPU " + std::to_string(gpu_->device()) +
+                        "; these buffers are on GPU " + std::to_string(device) +
+                        " (one GPU per rank and communicator, as NCCL)");
+  }
+  return gpu_.get();
+}
+#endif
+
+Status RunGpuColl(grComm& comm, const coll::CollCall& call, int device, grStream_t stream) {
+#if GPURUN_HAVE_GPU_COLL
+  GR_ASSIGN_OR_RETURN(coll::GpuColl * gpu, CollOf(comm).gpu(device));
+  return gpu->Run(call, stream);
+#else
+  (void)comm;
+  (void)call;
+  (void)device;
+  (void)stream;
+  return Unsupported("this build has no GPU collectives");
+#endif
+}
+
 CommColl& CollOf(grComm& comm) {
   if (comm.coll == nullptr) comm.coll.reset(new CommColl(comm));
   return *comm.coll;

@@ -13,6 +13,9 @@
 #include <memory>
 
 #include "coll/host/host_coll.h"
+#if GPURUN_HAVE_GPU_COLL
+#include "coll/gpu/gpu_coll.h"
+#endif
 #include "runtime/base/status.h"
 #include "runtime/coll_link.h"
 #include "runtime/comm.h"
@@ -28,11 +31,20 @@ class CommColl {
   StatusOr<coll::HostColl*> host();
   // The HostColl if made already, else null (the hot path of RunHostColl).
   coll::HostColl* host_if_made() const { return host_.get(); }
+#if GPURUN_HAVE_GPU_COLL
+  // The communicator's GPU executor on CUDA device `device`, made on first
+  // use (not collective); a later call with buffers on another GPU is
+  // InvalidUsage.
+  StatusOr<coll::GpuColl*> gpu(int device);
+#endif
 
  private:
   grComm& comm_;
   RuntimeLink link_;
   std::unique_ptr<coll::HostColl> host_;  // after link_: destroyed first
+#if GPURUN_HAVE_GPU_COLL
+  std::unique_ptr<coll::GpuColl> gpu_;  // after link_: destroyed first
+#endif
 };
 
 // The collective state of `comm`, made on first use.
@@ -47,6 +59,10 @@ inline Status RunHostColl(grComm& comm, const coll::CollCall& call) {
   }
   return RunHostCollFirst(comm, call);
 }
+
+// Runs a validated ring/tree collective whose buffers are device memory of
+// GPU `device` on comm's GpuColl; Unsupported in a build without the GPU path.
+Status RunGpuColl(grComm& comm, const coll::CollCall& call, int device, grStream_t stream);
 
 // Returns once every rank of comm has entered it (see comm_coll.cc for how).
 Status Barrier(grComm& comm);

@@ -54,9 +54,9 @@ StatusOr<int> PlanCollective(const PlanInput& in, std::span<WorkDesc> out) {
     return InvalidUsage(std::string("the host collective engine has no ") + AlgoName(in.algo) + " " +
                         FuncName(in.func));
   }
-  if (in.nchannels < 1 || in.nchannels > kMaxChannels) {
+  if (in.nchannels < 1 || in.nchannels > in.max_channels) {
     return InvalidArgument("channel count " + std::to_string(in.nchannels) + " is outside 1.." +
-                           std::to_string(kMaxChannels));
+                           std::to_string(in.max_channels));
   }
   if (in.nranks < 1 || in.ring_index < 0 || in.ring_index >= in.nranks || in.root_index < 0 ||
       in.root_index >= in.nranks) {
@@ -68,7 +68,7 @@ StatusOr<int> PlanCollective(const PlanInput& in, std::span<WorkDesc> out) {
     return InvalidArgument(std::string("a FIFO of ") + std::to_string(in.buffer_bytes) + " bytes is too small for " +
                            ProtocolName(in.proto));
   }
-  if (out.size() < static_cast<size_t>(kMaxWorks)) return InvalidArgument("plan output array too small");
+  if (out.size() < static_cast<size_t>(2 * in.max_channels)) return InvalidArgument("plan output array too small");
   const int elem = ElemSize(in.type);
   int n = 0;
   for (int c = 0; c < in.nchannels; ++c) {

@@ -37,7 +37,8 @@ struct PlanInput {
   Algo algo = Algo::kRing;
   Protocol proto = Protocol::kSimple;
   int nchannels = 1;
-  uint64_t buffer_bytes = 0;  // FIFO size of `proto`'s connectors
+  uint64_t buffer_bytes = 0;        // FIFO size of `proto`'s connectors
+  int max_channels = kMaxChannels;  // the executor's limit (host kMaxChannels, GPU 32)
 };
 
 // Whether the host executor has (func, algo): ring for all five functions,

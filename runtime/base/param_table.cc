@@ -75,6 +75,19 @@ const IntParam kNChannels("GPURUN_NCHANNELS", 0, 0, 64,
                           "Channels every collective uses (0: the tuner chooses per call); the host path runs at most "
                           "16, and a collective there fails naming this variable when it is set higher.");
 
+const IntParam kGpuNChannels("GPURUN_GPU_NCHANNELS", 0, 0, 128,
+                             "Most channels (one thread block each) a GPU collective launches; 0: the default "
+                             "(coll/gpu/gpu_coll.h GpuCollOptions). Calls below 64 KiB per channel use fewer.");
+
+const IntParam kGpuNThreads("GPURUN_GPU_NTHREADS", 256, 64, 512,
+                            "Threads per block of the GPU collective kernels (a multiple of 32; the kernels are "
+                            "compiled for at most 512 so the hot loop keeps its values in registers; "
+                            "coll/gpu/gpu_coll.h says why 256 with 128 channels).");
+
+const SizeParam kGpuBuffSize("GPURUN_GPU_BUFFSIZE", "4M", 64 * 1024, int64_t{1} << 30,
+                             "Simple-protocol FIFO bytes per GPU connection (8 steps; NCCL_BUFFSIZE's default). "
+                             "Each rank holds one FIFO per channel in its GPU memory.");
+
 std::vector<std::string> UnknownGpurunVariables() {
   std::vector<std::string> unknown;
   for (const std::string& name : EnvNamesWithPrefix("GPURUN_")) {

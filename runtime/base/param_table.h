@@ -31,6 +31,11 @@ extern const StringParam kAlgo;    // GPURUN_ALGO: allowed algorithms per collec
 extern const StringParam kProto;   // GPURUN_PROTO: allowed protocols per collective (coll/tuner/override.h)
 extern const IntParam kNChannels;  // GPURUN_NCHANNELS: channels per collective, 0 = the tuner's choice
 
+// GPU collectives (coll/gpu).
+extern const IntParam kGpuNChannels;  // GPURUN_GPU_NCHANNELS: most channels (blocks) per launch, 0 = topology's
+extern const IntParam kGpuNThreads;   // GPURUN_GPU_NTHREADS: threads per block
+extern const SizeParam kGpuBuffSize;  // GPURUN_GPU_BUFFSIZE: Simple FIFO bytes per connection
+
 enum BootstrapChoice : int64_t { kBootstrapAuto = 0, kBootstrapPmix = 1, kBootstrapSingleton = 2 };
 enum P2pTransportChoice : int64_t { kP2pAuto = 0, kP2pShm = 1, kP2pUcx = 2 };
 enum ShmCmaChoice : int64_t { kCmaAuto = 0, kCmaOn = 1, kCmaOff = 2 };

@@ -1,0 +1,81 @@
+// The fixed-layout objects that cross from the host to a device collective
+// kernel (STYLE.md rule 3 and 5): per channel the ring connectors of this rank
+// (DevChannel, in device memory, also holding the channel's FIFO step
+// counters between launches), the error record a kernel fills when a wait
+// times out or is aborted (DevError, in host-mapped memory), and the launch
+// itself (DevLaunch, passed by value: the planner's WorkDesc per block).
+//
+// Memory of one connection (Simple protocol, coll/wire_format.h): the FIFO
+// and its tail counter live in the receiver's GPU memory, the head counter in
+// the sender's; the peer maps them through CUDA IPC (p2p/cuda_ipc). Counters
+// count steps: the sender publishes step s by storing tail = s + n after the
+// data; the receiver releases it by storing head = s + n after reading.
+#ifndef GPURUN_COLL_DEVICE_DEV_LAUNCH_H_
+#define GPURUN_COLL_DEVICE_DEV_LAUNCH_H_
+
+#include <cstdint>
+#include <type_traits>
+
+#include "coll/planner/work.h"
+
+namespace gpurun::coll {
+
+// Most blocks (channels) one device collective launches.
+inline constexpr int kMaxDeviceChannels = 128;
+
+// The receiving end of a connection on this rank.
+struct DevRecvConn {
+  const uint8_t* fifo;   // local: kFifoSteps slots written by the sender
+  const uint64_t* tail;  // local: the sender's published step count
+  uint64_t* head;        // remote (the sender's memory): our released step count
+};
+
+// The sending end.
+struct DevSendConn {
+  uint8_t* fifo;         // remote: the receiver's FIFO
+  uint64_t* tail;        // remote: the receiver's tail counter
+  const uint64_t* head;  // local: the receiver's released step count
+};
+
+// One channel of one rank: its ring connectors and step counters.
+struct DevChannel {
+  DevRecvConn recv;
+  DevSendConn send;
+  uint64_t recv_step;  // steps received so far (kept between launches)
+  uint64_t send_step;  // steps sent so far
+};
+
+enum class DevErrorCode : uint32_t { kNone = 0, kTimeout = 1, kAborted = 2 };
+
+// The first wait that failed in a launch (first writer wins through `code`).
+struct DevError {
+  uint32_t code;     // DevErrorCode
+  uint32_t channel;  // channel whose wait failed
+  uint32_t sending;  // 1: waited for the receiver (next rank), 0: for the sender (previous rank)
+  uint32_t pad;
+  uint64_t step;   // the step it waited for
+  uint64_t value;  // the counter's value when it gave up
+};
+
+struct DevLaunch {
+  const void* send;       // the call's send buffer (device)
+  void* recv;             // the call's receive buffer (device)
+  DevChannel* channels;   // device memory, kMaxDeviceChannels entries
+  DevError* error;        // host-mapped
+  const uint32_t* abort;  // host-mapped: nonzero ends every wait
+  uint64_t timeout_ns;    // 0: no timeout
+  uint64_t buffer_bytes;  // FIFO bytes per connection
+  uint32_t divisor;       // avg: the rank count
+  int32_t nworks;         // blocks; block b runs work[b]
+  WorkDesc work[kMaxDeviceChannels];
+};
+
+static_assert(std::is_trivially_copyable_v<DevChannel>);
+static_assert(std::is_trivially_copyable_v<DevError>);
+static_assert(std::is_trivially_copyable_v<DevLaunch>);
+// Kernel parameters may take 32764 bytes since CUDA 12.1 on Volta and later.
+static_assert(sizeof(DevLaunch) <= 32764, "a kernel parameter block is at most 32764 bytes");
+
+}  // namespace gpurun::coll
+
+#endif  // GPURUN_COLL_DEVICE_DEV_LAUNCH_H_

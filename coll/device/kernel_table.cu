@@ -1,0 +1,28 @@
+// The kernel table of kernel_table.h over the generated per-type files
+// (device_types_built.h lists the built types).
+#include <cuda_runtime.h>
+
+#include "coll/device/device_types_built.h"
+#include "coll/device/kernel_table.h"
+
+namespace gpurun::coll::dev {
+
+const void* RingKernel(DataType type, RedOp op) {
+#define GR_KERNEL_CASE(T) \
+  if (type == DataType::T) return RingKernelFor<DataType::T>(op);
+  GR_BUILT_DEVICE_TYPES(GR_KERNEL_CASE)
+#undef GR_KERNEL_CASE
+  return nullptr;
+}
+
+const char* BuiltDeviceTypes() { return GR_BUILT_DEVICE_TYPE_NAMES; }
+
+int LaunchRingKernel(const void* kernel, const DevLaunch& launch, int nthreads, void* stream) {
+  void* args[] = {const_cast<DevLaunch*>(&launch)};
+  const cudaError_t err =
+      cudaLaunchKernel(kernel, dim3(static_cast<unsigned>(launch.nworks)), dim3(static_cast<unsigned>(nthreads)), args,
+                       0, static_cast<cudaStream_t>(stream));
+  return static_cast<int>(err);
+}
+
+}  // namespace gpurun::coll::dev

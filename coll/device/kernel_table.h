@@ -1,0 +1,33 @@
+// The device kernels this build has, looked up by (element type, operator),
+// and their launch. Callable from host code compiled without CUDA headers
+// (coll/gpu): kernels are opaque pointers, streams void*, errors the
+// cudaError_t value. Which element types are built is one CMake list,
+// GPURUN_DEVICE_TYPES (all ten by default; a developer build may name a
+// subset to compile faster); a call with another type is an error that says
+// so, never a silent fallback.
+#ifndef GPURUN_COLL_DEVICE_KERNEL_TABLE_H_
+#define GPURUN_COLL_DEVICE_KERNEL_TABLE_H_
+
+#include "coll/coll_types.h"
+#include "coll/device/dev_launch.h"
+
+namespace gpurun::coll::dev {
+
+// Defined (in the generated ring_kernels_<type>.cu) for each built type.
+template <DataType D>
+const void* RingKernelFor(RedOp op);
+
+// The ring kernel of (type, op), or null when this build has not compiled
+// that element type.
+const void* RingKernel(DataType type, RedOp op);
+
+// The built element types, comma separated (for error messages).
+const char* BuiltDeviceTypes();
+
+// Launches `kernel` with launch.nworks blocks of `nthreads` threads on
+// `stream` (a cudaStream_t); returns the cudaError_t of the launch.
+int LaunchRingKernel(const void* kernel, const DevLaunch& launch, int nthreads, void* stream);
+
+}  // namespace gpurun::coll::dev
+
+#endif  // GPURUN_COLL_DEVICE_KERNEL_TABLE_H_

@@ -1,0 +1,134 @@
+// Device primitives of the Simple protocol (NCCL prims_simple.h): one block
+// drives one channel's ring connection pair. Each primitive call moves one
+// chunk in ChunkSteps().SlicesPerChunk() slices, exactly as the host
+// executor's Prims<ProtoSimple> (coll/host/primitives.cc) does, so both sides
+// of an edge agree on steps and slice sizes: per slice, thread 0 waits for
+// the data (tail) and for a free slot (head), the block moves the data
+// (reduce_copy.cuh), then thread 0 publishes it — a system-scope fence after
+// the block barrier, so every thread's stores to the peer's FIFO are visible
+// before the tail counter — and releases the slot it read.
+#ifndef GPURUN_COLL_DEVICE_PRIMS_SIMPLE_CUH_
+#define GPURUN_COLL_DEVICE_PRIMS_SIMPLE_CUH_
+
+#include <cstdint>
+
+#include "coll/device/dev_launch.h"
+#include "coll/device/reduce_copy.cuh"
+#include "coll/device/sync.cuh"
+#include "coll/patterns/chunking.h"
+#include "coll/wire_format.h"
+
+namespace gpurun::coll::dev {
+
+template <DataType D, typename RedFn>
+class PrimsSimple {
+ public:
+  using S = typename Elem<D>::Storage;
+  enum : unsigned { kRecv = 1, kSend = 2, kSrc = 4, kDst = 8, kPost = 16 };
+
+  // `chan` is the block's channel state (shared memory); steps are rounded
+  // up to a whole chunk as the host executor does.
+  __device__ PrimsSimple(const DevLaunch& l, const WorkDesc& w, DevChannel* chan, int* failed)
+      : l_(l), chan_(chan), failed_(failed), channel_(w.channel) {
+    steps_.chunk_steps = w.chunk_steps;
+    steps_.slice_steps = w.slice_steps;
+    step_elems_ = w.step_elems;
+    divisor_ = w.op == RedOp::kAvg ? l.divisor : 0u;
+    const uint64_t round = static_cast<uint64_t>(w.chunk_steps);
+    recv_step_ = AlignUp(chan->recv_step, round);
+    send_step_ = AlignUp(chan->send_step, round);
+  }
+
+  __device__ bool Send(const S* src, uint64_t n) { return Run(src, nullptr, n, kSrc | kSend); }
+  __device__ bool Recv(S* dst, uint64_t n) { return Run(nullptr, dst, n, kRecv | kDst); }
+  __device__ bool RecvReduceSend(const S* src, uint64_t n) { return Run(src, nullptr, n, kRecv | kSrc | kSend); }
+  __device__ bool RecvReduceCopySend(const S* src, S* dst, uint64_t n, bool post) {
+    return Run(src, dst, n, kRecv | kSrc | kDst | kSend | (post ? kPost : 0u));
+  }
+  __device__ bool RecvCopySend(S* dst, uint64_t n) { return Run(nullptr, dst, n, kRecv | kDst | kSend); }
+  __device__ bool RecvReduceCopy(const S* src, S* dst, uint64_t n, bool post) {
+    return Run(src, dst, n, kRecv | kSrc | kDst | (post ? kPost : 0u));
+  }
+  __device__ bool CopySend(const S* src, S* dst, uint64_t n) { return Run(src, dst, n, kSrc | kDst | kSend); }
+
+  // Stores the step counters back into the channel's device-memory state
+  // for the next launch (thread 0, on success).
+  __device__ void Finish(DevChannel* global) {
+    if (threadIdx.x == 0 && *failed_ == 0) {
+      global->recv_step = recv_step_;
+      global->send_step = send_step_;
+    }
+  }
+
+ private:
+  __device__ bool Run(const S* src, S* dst, uint64_t n, unsigned flags) {
+    const int slices = steps_.SlicesPerChunk();
+    const int nsteps = steps_.slice_steps;
+    for (int s = 0; s < slices; ++s) {
+      const Range r = slices == 1 ? Range{0, n} : ChunkSlice(n, step_elems_, steps_, s);
+      const uint64_t first = static_cast<uint64_t>(s * nsteps);
+      const uint64_t rstep = recv_step_ + first;
+      const uint64_t sstep = send_step_ + first;
+      if (threadIdx.x == 0 && !WaitSlice(flags, rstep, sstep, nsteps)) *failed_ = 1;
+      __syncthreads();
+      if (*failed_ != 0) return false;
+      if (r.count > 0) Move(flags, src, dst, r, rstep, sstep);
+      __syncthreads();
+      if (threadIdx.x == 0) Post(flags, rstep, sstep, nsteps);
+    }
+    if (flags & kRecv) recv_step_ += static_cast<uint64_t>(steps_.chunk_steps);
+    if (flags & kSend) send_step_ += static_cast<uint64_t>(steps_.chunk_steps);
+    return true;
+  }
+
+  __device__ bool WaitSlice(unsigned flags, uint64_t rstep, uint64_t sstep, int nsteps) {
+    const auto n = static_cast<uint64_t>(nsteps);
+    if ((flags & kRecv) && !WaitAtLeast(l_, chan_->recv.tail, rstep + n, WaitWhat{channel_, 0})) return false;
+    // The slot is free once the receiver released the step kFifoSteps back.
+    if ((flags & kSend) && sstep + n > kFifoSteps &&
+        !WaitAtLeast(l_, chan_->send.head, sstep + n - kFifoSteps, WaitWhat{channel_, 1})) {
+      return false;
+    }
+    return true;
+  }
+
+  __device__ void Move(unsigned flags, const S* src, S* dst, Range r, uint64_t rstep, uint64_t sstep) {
+    const S* in[2] = {};
+    int nin = 0;
+    if (flags & kSrc) in[nin++] = src + r.offset;
+    if (flags & kRecv) in[nin++] = reinterpret_cast<const S*>(chan_->recv.fifo + SlotOffset(rstep, l_.buffer_bytes));
+    S* out[2] = {};
+    int nout = 0;
+    if (flags & kDst) out[nout++] = dst + r.offset;
+    if (flags & kSend) out[nout++] = reinterpret_cast<S*>(chan_->send.fifo + SlotOffset(sstep, l_.buffer_bytes));
+    // Copy in place (recvCopySend of in-place data) never happens: dst is
+    // always a user buffer and in[] a FIFO or the send buffer.
+    MoveArgs m{in[0],   nin > 1 ? in[1] : nullptr,      out[0], nout > 1 ? out[1] : nullptr,
+               r.count, (flags & kPost) ? divisor_ : 0u};
+    if (m.src1 == nullptr && m.dst1 == nullptr && m.src0 == m.dst0) return;
+    ReduceCopy<D, RedFn>(m);
+  }
+
+  __device__ void Post(unsigned flags, uint64_t rstep, uint64_t sstep, int nsteps) {
+    const auto n = static_cast<uint64_t>(nsteps);
+    if (flags & kSend) {
+      FenceAcqRelSys();
+      StoreReleaseSys(chan_->send.tail, sstep + n);
+    }
+    if (flags & kRecv) StoreReleaseSys(chan_->recv.head, rstep + n);
+  }
+
+  const DevLaunch& l_;
+  DevChannel* chan_;
+  int* failed_;
+  uint32_t channel_;
+  ChunkSteps steps_;
+  uint64_t step_elems_ = 0;
+  uint32_t divisor_ = 0;
+  uint64_t recv_step_ = 0;
+  uint64_t send_step_ = 0;
+};
+
+}  // namespace gpurun::coll::dev
+
+#endif  // GPURUN_COLL_DEVICE_PRIMS_SIMPLE_CUH_

@@ -1,0 +1,83 @@
+// System-scope loads and stores of the FIFO step counters, the GPU clock, and
+// the bounded wait every device primitive uses: it polls a counter until it
+// reaches a target, and every kPollCheck polls looks at the host-mapped abort
+// flag and the GPURUN_TIMEOUT deadline; a failed wait records what it waited
+// for in the launch's error record (the first failure wins) and returns false.
+#ifndef GPURUN_COLL_DEVICE_SYNC_CUH_
+#define GPURUN_COLL_DEVICE_SYNC_CUH_
+
+#include <cstdint>
+
+#include "coll/device/dev_launch.h"
+
+namespace gpurun::coll::dev {
+
+inline constexpr uint32_t kPollCheck = 1024;
+
+__device__ __forceinline__ uint64_t LoadAcquireSys(const uint64_t* p) {
+  uint64_t v;
+  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void StoreReleaseSys(uint64_t* p, uint64_t v) {
+  asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+__device__ __forceinline__ void FenceAcqRelSys() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+
+__device__ __forceinline__ uint64_t GlobalTimerNs() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__device__ __forceinline__ uint32_t LoadVolatile(const uint32_t* p) {
+  return *reinterpret_cast<const volatile uint32_t*>(p);
+}
+
+// What a wait is for, for the error record.
+struct WaitWhat {
+  uint32_t channel;
+  uint32_t sending;
+};
+
+__device__ __forceinline__ void RecordError(const DevLaunch& l, DevErrorCode code, WaitWhat what, uint64_t step,
+                                            uint64_t value) {
+  if (atomicCAS(&l.error->code, 0u, static_cast<uint32_t>(code)) != 0u) return;
+  l.error->channel = what.channel;
+  l.error->sending = what.sending;
+  l.error->step = step;
+  l.error->value = value;
+  __threadfence_system();
+}
+
+// Waits until *counter >= target; one thread calls it.
+static __device__ __noinline__ bool WaitAtLeast(const DevLaunch& l, const uint64_t* counter, uint64_t target,
+                                                WaitWhat what) {
+  uint64_t v = LoadAcquireSys(counter);
+  if (v >= target) return true;
+  uint64_t deadline = 0;
+  for (uint32_t polls = 1;; ++polls) {
+    v = LoadAcquireSys(counter);
+    if (v >= target) return true;
+    if (polls % kPollCheck != 0) continue;
+    if (LoadVolatile(l.abort) != 0) {
+      RecordError(l, DevErrorCode::kAborted, what, target, v);
+      return false;
+    }
+    // Another block already failed: its peer will not come either.
+    if (LoadVolatile(&l.error->code) != 0) return false;
+    const uint64_t now = GlobalTimerNs();
+    if (deadline == 0) {
+      deadline = l.timeout_ns == 0 ? ~0ull : now + l.timeout_ns;
+    } else if (now > deadline) {
+      RecordError(l, DevErrorCode::kTimeout, what, target, v);
+      return false;
+    }
+  }
+}
+
+}  // namespace gpurun::coll::dev
+
+#endif  // GPURUN_COLL_DEVICE_SYNC_CUH_

@@ -1,0 +1,98 @@
+// GpuColl: a communicator's collectives on device buffers — the GPU
+// executor. Each call is validated by runtime/ first; GpuColl plans it with
+// the shared planner (ring, Simple protocol: the only pair the GPU path has
+// so far), launches one kernel of the kernel table (coll/device) with one
+// block per channel on the caller's stream, and, for a null stream, waits for
+// it. Its ring connectors (ring_connectors.h) are made collectively by the
+// first call with two or more ranks.
+//
+// Streams: a non-null stream (a cudaStream_t) makes the call stream-ordered:
+// it returns once the kernel is enqueued, as NCCL does. A null stream keeps
+// MPI semantics: the kernel runs on the legacy default stream (so it follows
+// the program's earlier work there) and the call returns when it finished.
+// Consecutive calls of one communicator must be ordered (one stream, or
+// streams the program orders), as NCCL requires.
+//
+// Errors: a kernel's waits end on GPURUN_TIMEOUT or when the host sets the
+// abort flag (a failed peer seen while a null-stream call waits); the wait it
+// gave up on is recorded and reported, naming the peer, by that call or, for
+// stream-ordered calls, by the next one. After such an error the GPU path of
+// the communicator is broken: every later call fails saying why.
+//
+// Thread safety: one call at a time per communicator (MPI rules).
+#ifndef GPURUN_COLL_GPU_GPU_COLL_H_
+#define GPURUN_COLL_GPU_GPU_COLL_H_
+
+#include <memory>
+#include <string>
+
+#include "coll/device/dev_launch.h"
+#include "coll/gpu/ring_connectors.h"
+#include "coll/host/comm_link.h"
+#include "coll/host/host_coll.h"
+#include "coll/wire_format.h"
+#include "runtime/base/status.h"
+
+namespace gpurun::coll {
+
+struct GpuCollOptions {
+  // Blocks per launch at most, and threads per block. 128 x 256: on 2xH200
+  // NV18 (runs of 2026-11-30, gpurun-bench <coll> --device cuda --compare
+  // nccl -b 32M..128M -e 8G, NCCL 2.28.3 alongside), allreduce at 8 GiB
+  // reached 240 / 304 / 324 / 352 / 358 / 363 GB/s busbw with 16 / 24 / 32 /
+  // 64 / 96 channels of 512 threads / 128 of 256 (NCCL: 345..351 with its
+  // 24); broadcast and reduce stayed 1-4 % below NCCL up to 64 x 512 and
+  // reached it only at 96 x 512 or 128 x 256, the best of all for the three.
+  // FIFO sizes of 4, 8 and 16 MiB made no difference. The cost: blocks on
+  // nearly every SM, where NCCL leaves most to the program (GPURUN_GPU_NCHANNELS
+  // trades them back; our per-channel rate is lower than NCCL's).
+  int max_channels = 128;
+  int nthreads = 256;
+  uint64_t buffer_bytes = kSimpleDefaultBufferBytes;
+  double timeout_s = 0;  // GPURUN_TIMEOUT; 0: none
+};
+
+// The options from the parameter registry (GPURUN_GPU_*, GPURUN_TIMEOUT).
+StatusOr<GpuCollOptions> LoadGpuCollOptions();
+
+// InvalidUsage when GPURUN_ALGO / GPURUN_PROTO exclude ring/Simple, the only
+// pair the GPU path has, for `func` (checked first by every call, also with
+// one rank or count 0, as the host executor does).
+Status CheckGpuOverride(Func func);
+
+class GpuColl {
+ public:
+  // Not collective. `device`: the CUDA ordinal every call's buffers are on.
+  static StatusOr<std::unique_ptr<GpuColl>> Create(CommLink& link, int device, const GpuCollOptions& options);
+  ~GpuColl();
+  GpuColl(const GpuColl&) = delete;
+  GpuColl& operator=(const GpuColl&) = delete;
+
+  int device() const { return device_; }
+
+  // Runs a validated call whose buffers are device memory of device().
+  Status Run(const CollCall& call, void* stream);
+
+ private:
+  GpuColl(CommLink& link, int device, const GpuCollOptions& options) : link_(link), device_(device), opt_(options) {}
+  Status Init();
+  Status CheckBroken() const;
+  Status CheckDeviceError();
+  Status RunSingle(const CollCall& call, void* stream);
+  Status Launch(const CollCall& call, void* stream);
+  Status WaitDone(const CollCall& call);
+  int ChannelsFor(const CollCall& call) const;
+
+  CommLink& link_;
+  int device_;
+  GpuCollOptions opt_;
+  std::unique_ptr<RingConnectors> ring_;
+  DevError* error_ = nullptr;   // host-mapped
+  uint32_t* abort_ = nullptr;   // host-mapped
+  void* done_event_ = nullptr;  // cudaEvent_t of null-stream calls
+  std::string broken_;          // why the GPU path stopped, "" while it works
+};
+
+}  // namespace gpurun::coll
+
+#endif  // GPURUN_COLL_GPU_GPU_COLL_H_

@@ -1,0 +1,81 @@
+// GpuColl::Launch: the GPU override check, the plan (ring, Simple) and one
+// kernel launch with a block per channel (gpu_coll.h).
+#include <cuda_runtime.h>
+
+#include <array>
+#include <string>
+
+#include "coll/device/kernel_table.h"
+#include "coll/gpu/gpu_coll.h"
+#include "coll/planner/planner.h"
+#include "coll/tuner/override.h"
+#include "p2p/cuda_ipc/cuda_status.h"
+#include "runtime/base/log.h"
+
+namespace gpurun::coll {
+namespace {
+
+// Below this many bytes of a call's traffic per channel, fewer channels:
+// each block's fixed cost (launch share, two barriers and a fence per slice)
+// outweighs its bandwidth. A first estimate (NCCL splits its Simple chunks
+// down to 64 KiB per channel before it reduces channels); to be measured.
+constexpr uint64_t kMinBytesPerChannel = 64 * 1024;
+
+}  // namespace
+
+Status CheckGpuOverride(Func func) {
+  static const StatusOr<CollOverride> loaded = LoadCollOverride();
+  if (!loaded.ok()) return loaded.status();
+  if (loaded->Allowed(func, Algo::kRing, Protocol::kSimple)) return OkStatus();
+  return InvalidUsage(std::string("GPURUN_ALGO / GPURUN_PROTO exclude ring/simple for ") + FuncName(func) +
+                      ", the only algorithm and protocol of the GPU path so far");
+}
+
+int GpuColl::ChannelsFor(const CollCall& call) const {
+  uint64_t bytes = call.count * static_cast<uint64_t>(ElemSize(call.type));
+  if (call.func == Func::kAllGather || call.func == Func::kReduceScatter) bytes *= static_cast<uint64_t>(link_.size());
+  const uint64_t want = (bytes + kMinBytesPerChannel - 1) / kMinBytesPerChannel;
+  return static_cast<int>(want < 1 ? 1 : (want > static_cast<uint64_t>(opt_.max_channels) ? opt_.max_channels : want));
+}
+
+Status GpuColl::Launch(const CollCall& call, void* stream) {
+  const void* kernel = dev::RingKernel(call.type, call.op);
+  if (kernel == nullptr) {
+    return Unsupported(std::string("this build has no device kernels for ") + DataTypeName(call.type) +
+                       " (GPURUN_DEVICE_TYPES=" + dev::BuiltDeviceTypes() + ")");
+  }
+  if (ring_ == nullptr) {
+    GR_ASSIGN_OR_RETURN(ring_, RingConnectors::Create(link_, device_, opt_.max_channels, opt_.buffer_bytes));
+  }
+  PlanInput in;
+  in.func = call.func;
+  in.type = call.type;
+  in.op = call.op;
+  in.count = call.count;
+  in.root_index = call.root;
+  in.nranks = link_.size();
+  in.ring_index = link_.rank();
+  in.algo = Algo::kRing;
+  in.proto = Protocol::kSimple;
+  in.nchannels = ChannelsFor(call);
+  in.buffer_bytes = ring_->buffer_bytes();
+  in.max_channels = kMaxDeviceChannels;
+  std::array<WorkDesc, 2 * kMaxDeviceChannels> works;
+  GR_ASSIGN_OR_RETURN(const int nworks, PlanCollective(in, works));
+  if (nworks == 0) return OkStatus();
+  DevLaunch l{};
+  l.send = call.send;
+  l.recv = call.recv;
+  l.channels = ring_->channels();
+  l.error = error_;
+  l.abort = abort_;
+  l.timeout_ns = static_cast<uint64_t>(opt_.timeout_s * 1e9);
+  l.buffer_bytes = ring_->buffer_bytes();
+  l.divisor = static_cast<uint32_t>(link_.size());
+  l.nworks = nworks;
+  for (int i = 0; i < nworks; ++i) l.work[i] = works[static_cast<size_t>(i)];
+  GR_CUDA_RETURN_IF_ERROR(dev::LaunchRingKernel(kernel, l, opt_.nthreads, stream));
+  return OkStatus();
+}
+
+}  // namespace gpurun::coll

@@ -1,0 +1,93 @@
+// GpuColl's waits (gpu_coll.h): a null-stream call polls its completion
+// event, checks both ring neighbours between polls (a failed peer sets the
+// kernels' abort flag) and gives up GPURUN_TIMEOUT after the kernel's own
+// waits would have; and the kernels' error record, turned into a Status that
+// names the peer a kernel waited for.
+#include <cuda_runtime.h>
+#include <sched.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <string>
+
+#include "coll/gpu/gpu_coll.h"
+#include "p2p/cuda_ipc/cuda_status.h"
+
+namespace gpurun::coll {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Between peer checks while a kernel runs.
+constexpr auto kPeerCheckEvery = std::chrono::microseconds(100);
+// How long a kernel may take to see the abort flag and end.
+constexpr auto kAbortGrace = std::chrono::seconds(10);
+
+uint32_t LoadVolatile(const uint32_t* p) { return *reinterpret_cast<const volatile uint32_t*>(p); }
+
+}  // namespace
+
+Status GpuColl::CheckDeviceError() {
+  if (LoadVolatile(&error_->code) == 0) [[likely]]
+    return OkStatus();
+  std::atomic_thread_fence(std::memory_order_acquire);
+  DevError e;
+  std::memcpy(&e, error_, sizeof(e));
+  const int n = link_.size();
+  const int peer = e.sending != 0 ? (link_.rank() + 1) % n : (link_.rank() + n - 1) % n;
+  const std::string what = std::string(e.sending != 0 ? "for " : "for data from ") + link_.DescribePeer(peer) +
+                           (e.sending != 0 ? " to free a FIFO slot" : "") + " on GPU channel " +
+                           std::to_string(e.channel) + " (step " + std::to_string(e.step) + ", counter at " +
+                           std::to_string(e.value) + ")";
+  Status status = e.code == static_cast<uint32_t>(DevErrorCode::kTimeout)
+                      ? TimeoutError("a GPU collective waited GPURUN_TIMEOUT " + what)
+                      : RemoteError("a GPU collective was aborted while it waited " + what);
+  broken_ = status.message();
+  return status;
+}
+
+Status GpuColl::WaitDone(const CollCall& call) {
+  (void)call;
+  auto event = static_cast<cudaEvent_t>(done_event_);
+  GR_CUDA_RETURN_IF_ERROR(cudaEventRecord(event, nullptr));
+  const int n = link_.size();
+  const int prev = (link_.rank() + n - 1) % n;
+  const int next = (link_.rank() + 1) % n;
+  const auto start = Clock::now();
+  auto next_check = start + kPeerCheckEvery;
+  bool aborted = false;
+  Clock::time_point abort_deadline;
+  Status peer_status;
+  for (uint64_t polls = 0;; ++polls) {
+    const cudaError_t q = cudaEventQuery(event);
+    if (q == cudaSuccess) break;
+    if (q != cudaErrorNotReady) {
+      broken_ = "a GPU collective kernel failed";
+      return cuda::FromCuda(q, "cudaEventQuery after a GPU collective");
+    }
+    if (polls > 1000) sched_yield();
+    const auto now = Clock::now();
+    if (now < next_check) continue;
+    next_check = now + kPeerCheckEvery;
+    if (!aborted && n > 1) {
+      peer_status = link_.CheckPeer(prev);
+      if (peer_status.ok()) peer_status = link_.CheckPeer(next);
+      if (!peer_status.ok()) {
+        *reinterpret_cast<volatile uint32_t*>(abort_) = 1;
+        aborted = true;
+        abort_deadline = now + kAbortGrace;
+      }
+    } else if (aborted && now > abort_deadline) {
+      broken_ = "a GPU collective kernel did not end after its abort flag was set";
+      return RemoteError(broken_ + " (" + std::string(peer_status.message()) + ")");
+    }
+  }
+  if (aborted) {
+    broken_ = std::string(peer_status.message());
+    return peer_status;
+  }
+  return CheckDeviceError();
+}
+
+}  // namespace gpurun::coll

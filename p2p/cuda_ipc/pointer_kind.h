@@ -1,0 +1,25 @@
+// Whether a buffer is host or device memory, asked of the CUDA driver per
+// call (cuPointerGetAttributes). The driver is opened with dlopen on first
+// use and never initialised by gpurun: in a process that has not used CUDA
+// (or on a machine without the driver) every pointer is host memory and the
+// question costs one load of a flag. Managed memory counts as device memory
+// of the GPU the driver names. Thread-safe.
+#ifndef GPURUN_P2P_CUDA_IPC_POINTER_KIND_H_
+#define GPURUN_P2P_CUDA_IPC_POINTER_KIND_H_
+
+namespace gpurun::cuda {
+
+struct PointerKind {
+  bool device = false;  // device (or managed) memory
+  int ordinal = -1;     // the GPU's CUDA ordinal when device
+};
+
+// The memory kind of `p` (null: host).
+PointerKind KindOf(const void* p);
+
+// Whether this process has the CUDA driver library at all (cached).
+bool DriverPresent();
+
+}  // namespace gpurun::cuda
+
+#endif  // GPURUN_P2P_CUDA_IPC_POINTER_KIND_H_

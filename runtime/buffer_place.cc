@@ -1,0 +1,69 @@
+// Buffer placement (buffer_place.h).
+#include "runtime/buffer_place.h"
+
+#include <string>
+
+#include "runtime/coll_args.h"
+#if GPURUN_HAVE_GPU_COLL
+#include "p2p/cuda_ipc/pointer_kind.h"
+#endif
+
+namespace gpurun {
+namespace {
+
+#if GPURUN_HAVE_GPU_COLL
+std::string Describe(const cuda::PointerKind& k) {
+  return k.device ? "device memory of GPU " + std::to_string(k.ordinal) : std::string("host memory");
+}
+#endif
+
+}  // namespace
+
+bool DeviceMemoryPossible() {
+#if GPURUN_HAVE_GPU_COLL
+  return cuda::DriverPresent();
+#else
+  return false;
+#endif
+}
+
+StatusOr<Placement> PlaceCollective(const void* send, const void* recv, grStream_t stream) {
+#if GPURUN_HAVE_GPU_COLL
+  if (DeviceMemoryPossible()) {
+    const cuda::PointerKind s = cuda::KindOf(send);
+    const cuda::PointerKind r = cuda::KindOf(recv);
+    if (s.device || r.device) {
+      if (send != nullptr && recv != nullptr && (s.device != r.device || s.ordinal != r.ordinal)) {
+        return InvalidArgument("sendbuf is " + Describe(s) + " but recvbuf is " + Describe(r) +
+                               ": a collective's buffers must all be host memory or all on one GPU");
+      }
+      return Placement{true, s.device ? s.ordinal : r.ordinal};
+    }
+  }
+#else
+  (void)send;
+  (void)recv;
+#endif
+  GR_RETURN_IF_ERROR(CheckCollStream(stream));
+  return Placement{};
+}
+
+Status RequireHostBuffers(std::initializer_list<const void*> buffers, const char* what) {
+#if GPURUN_HAVE_GPU_COLL
+  if (!DeviceMemoryPossible()) return OkStatus();
+  for (const void* b : buffers) {
+    const cuda::PointerKind k = cuda::KindOf(b);
+    if (k.device) {
+      return Unsupported(std::string(what) + " on " + Describe(k) +
+                         " is not built yet: the GPU path serves allreduce, allgather, reduce_scatter, broadcast and "
+                         "reduce so far; use host buffers here");
+    }
+  }
+#else
+  (void)buffers;
+  (void)what;
+#endif
+  return OkStatus();
+}
+
+}  // namespace gpurun
