@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <limits>
 #include <string_view>
 
@@ -76,10 +77,39 @@ gpurun::Status SetOps(const char* value, BenchArgs* args) {
   return gpurun::OkStatus();
 }
 
+// --device, --compare and --nccl-lib (collectives only).
+gpurun::Status SetDeviceOption(std::string_view flag, const char* value, BenchArgs* args) {
+  const std::string_view v = value;
+  if (flag == "--device") {
+    if (v != "host" && v != "cuda")
+      return InvalidArgument("--device: expected host or cuda, not '" + std::string(v) + "'");
+    args->device = v == "cuda" ? BenchDevice::kCuda : BenchDevice::kHost;
+  } else if (flag == "--compare") {
+    if (v != "nccl") return InvalidArgument("--compare: the only peer is nccl, not '" + std::string(v) + "'");
+    args->compare_nccl = true;
+  } else {
+    if (v.empty()) return InvalidArgument("--nccl-lib needs a path");
+    args->nccl_lib = value;
+  }
+  return gpurun::OkStatus();
+}
+
+bool IsDeviceOption(std::string_view flag) { return flag == "--device" || flag == "--compare" || flag == "--nccl-lib"; }
+
+// The options that depend on each other, checked once all are read.
+gpurun::Status CheckCombinations(const BenchArgs& args, bool nccl_lib_given) {
+  const bool cuda = args.device == BenchDevice::kCuda;
+  if (args.blocking && !cuda) return InvalidArgument("--blocking needs --device cuda (host buffers always block)");
+  if (args.compare_nccl && !cuda) return InvalidArgument("--compare nccl needs --device cuda");
+  if (nccl_lib_given && !args.compare_nccl) return InvalidArgument("--nccl-lib needs --compare nccl");
+  if (args.min_bytes > args.max_bytes) return InvalidArgument("-b is larger than -e");
+  return gpurun::OkStatus();
+}
+
 // One option with its value; the collective-only and p2p-only ones are
 // rejected for the other kind of command.
 gpurun::Status SetOption(std::string_view flag, const char* value, BenchArgs* args) {
-  const bool coll = args->coll.has_value();
+  const bool coll = !args->colls.empty();
   if (flag == "-b" || flag == "-e" || flag == "-i") {
     auto size = gpurun::ParseSize(value);
     if (!size.ok()) return InvalidArgument(std::string(flag) + ": " + size.status().message());
@@ -111,6 +141,8 @@ gpurun::Status SetOption(std::string_view flag, const char* value, BenchArgs* ar
     }
   } else if (coll && flag == "--json") {
     args->json_path = value;
+  } else if (coll && IsDeviceOption(flag)) {
+    return SetDeviceOption(flag, value, args);
   } else {
     return InvalidArgument("unknown option " + std::string(flag) + " for " + args->command);
   }
@@ -124,36 +156,54 @@ void PrintBenchUsage() {
       stderr,
       "usage: gpurun -n 2 gpurun-bench latency|bw [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [-W WINDOW]"
       " [-D USEC]\n"
-      "       gpurun -n N gpurun-bench COLLECTIVE [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [-n ITERS] [-w WARMUP]\n"
+      "       gpurun -n N gpurun-bench COLLECTIVE|all [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [-n ITERS] [-w WARMUP]\n"
       "                               [-c CHECKS] [-d TYPE|all] [-o OP|all] [-r ROOT|all] [--json FILE]\n"
+      "                               [--device host|cuda] [--blocking] [--compare nccl] [--nccl-lib PATH]\n"
       "  latency: one-way time of a ping-pong between ranks 0 and 1 (osu_latency)\n"
       "  bw:      streaming bandwidth from rank 0 to rank 1, WINDOW messages in flight (osu_bw)\n"
       "  COLLECTIVE: allreduce bcast reduce allgather reducescatter alltoall gather scatter barrier, printed as\n"
       "  nccl-tests does (time = per-iteration average, the slowest rank's; busbw factors of nccl-tests).\n"
+      "  all: every collective in turn (--json FILE then writes FILE with the collective's name before .json).\n"
       "  TYPE: int8 uint8 int32 uint32 int64 uint64 half float double bfloat16; OP: sum prod max min avg.\n"
       "  -c N checks N times after the timed loop, with exactly predictable inputs (default 1; 0: off).\n"
       "  Sizes accept units (4K, 1M). Collectives default to -b 8 -e 16M -f 2, -d float -o sum -r 0.\n"
-      "  -D sleeps USEC before each wait for the peer (instruction counts under callgrind, not timing).\n");
+      "  -D sleeps USEC before each wait for the peer (instruction counts under callgrind, not timing).\n"
+      "  --device cuda: buffers from cudaMalloc on GPU (GPURUN_LOCAL_RANK mod the visible GPUs); the calls are\n"
+      "  enqueued on one stream per rank and timed to a cudaStreamSynchronize; --blocking passes GR_STREAM_HOST.\n"
+      "  --compare nccl: the same rows through NCCL (dlopen'd; --nccl-lib PATH), with busbw(gpurun)/busbw(nccl);\n"
+      "  needs NCCL_NVLS_ENABLE unset or 0 (set to 0 when unset).\n"
+      "  Exit status of the collectives: 0 all right, 1 wrong elements, 2 bad arguments or setup, 3 a library\n"
+      "  declined a sweep (grUnsupported: reported, the rest ran).\n");
 }
 
 StatusOr<BenchArgs> ParseBenchArgs(int argc, char** argv) {
   if (argc < 2) return InvalidArgument("missing command");
   BenchArgs args;
   args.command = argv[1];
-  args.coll = ParseCollName(args.command);
-  if (!args.coll && args.command != "latency" && args.command != "bw") {
+  if (args.command == "all") {
+    args.colls.assign(std::begin(kEveryColl), std::end(kEveryColl));
+  } else if (const auto kind = ParseCollName(args.command)) {
+    args.colls = {*kind};
+  } else if (args.command != "latency" && args.command != "bw") {
     return InvalidArgument("unknown command '" + args.command + "'");
   }
-  if (args.coll) {
+  if (!args.colls.empty()) {
     args.min_bytes = 8;
     args.max_bytes = 16u << 20;
   }
+  bool nccl_lib_given = false;
   for (int i = 2; i < argc; ++i) {
     const std::string_view flag = Canonical(argv[i]);
+    if (flag == "--blocking") {  // the one option without a value
+      if (args.colls.empty()) return InvalidArgument("unknown option --blocking for " + args.command);
+      args.blocking = true;
+      continue;
+    }
     if (i + 1 >= argc) return InvalidArgument("option " + std::string(argv[i]) + " needs a value");
+    nccl_lib_given = nccl_lib_given || flag == "--nccl-lib";
     GR_RETURN_IF_ERROR(SetOption(flag, argv[++i], &args));
   }
-  if (args.min_bytes > args.max_bytes) return InvalidArgument("-b is larger than -e");
+  GR_RETURN_IF_ERROR(CheckCombinations(args, nccl_lib_given));
   return args;
 }
 

@@ -2,7 +2,11 @@
 //   -b MIN -e MAX bytes (units: 4K, 1M), -f FACTOR or -i STEPBYTES for the
 //   sweep, -n iterations, -w warm-up iterations,
 // and for the collectives
-//   -c CHECKS (0: off), -d TYPE|all, -o OP|all, -r ROOT|all, --json FILE.
+//   -c CHECKS (0: off), -d TYPE|all, -o OP|all, -r ROOT|all, --json FILE,
+//   --device host|cuda (where the buffers are), --blocking (cuda: pass
+//   GR_STREAM_HOST instead of the benchmark's stream), --compare nccl (cuda:
+//   the same sweep through NCCL too), --nccl-lib PATH (default libnccl.so.2).
+// The command "all" runs every collective in turn.
 // The point-to-point commands (latency, bw) also take -W WINDOW and
 // -D USEC (a sleep before each wait, for instruction counts under callgrind,
 // bench/p2p_callgrind.sh; not for timing).
@@ -18,9 +22,12 @@
 #include "gpurun/gpurun.h"
 #include "runtime/base/status.h"
 
+// Where a collective's buffers live.
+enum class BenchDevice { kHost, kCuda };
+
 struct BenchArgs {
-  std::string command;           // "latency", "bw" or a collective's name
-  std::optional<CollKind> coll;  // set when the command is a collective
+  std::string command;          // "latency", "bw", a collective's name or "all"
+  std::vector<CollKind> colls;  // the collectives to run; empty for latency and bw
   size_t min_bytes = 0;
   size_t max_bytes = 4u << 20;
   size_t factor = 2;
@@ -37,10 +44,15 @@ struct BenchArgs {
   int root = 0;
   bool all_roots = false;
   std::string json_path;  // empty: no JSON
+  BenchDevice device = BenchDevice::kHost;
+  bool blocking = false;                  // cuda: calls get GR_STREAM_HOST, not the stream
+  bool compare_nccl = false;              // cuda: every row through NCCL as well
+  std::string nccl_lib = "libnccl.so.2";  // what --compare nccl dlopens
 };
 
 // Parses argv (argv[1] is the command). The collectives default to
-// -b 8 -e 16M; latency and bw to -b 0 -e 4M.
+// -b 8 -e 16M; latency and bw to -b 0 -e 4M. --blocking and --compare need
+// --device cuda, --nccl-lib needs --compare nccl.
 gpurun::StatusOr<BenchArgs> ParseBenchArgs(int argc, char** argv);
 
 // The usage text, for stderr.

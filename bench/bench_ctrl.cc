@@ -26,14 +26,26 @@ grResult_t BenchCtrl::Init(grComm_t world) {
 grResult_t BenchCtrl::Free() { return grCommFree(&comm_); }
 
 grResult_t BenchCtrl::Barrier() {
+  int min = 0, max = 0;
+  return MinMax(0, &min, &max);
+}
+
+grResult_t BenchCtrl::MinMax(int mine, int* min, int* max) {
+  int range[2] = {mine, mine};
   if (rank_ != 0) {
-    CTRL_TRY(grSend(nullptr, 0, grByte, 0, kBarrierTag, comm_, GR_STREAM_HOST));
-    return grRecv(nullptr, 0, grByte, 0, kBarrierTag, comm_, GR_STATUS_IGNORE, GR_STREAM_HOST);
+    CTRL_TRY(grSend(&mine, 1, grInt32, 0, kBarrierTag, comm_, GR_STREAM_HOST));
+    CTRL_TRY(grRecv(range, 2, grInt32, 0, kBarrierTag, comm_, GR_STATUS_IGNORE, GR_STREAM_HOST));
+  } else {
+    for (int r = 1; r < size_; ++r) {
+      int theirs = 0;
+      CTRL_TRY(grRecv(&theirs, 1, grInt32, r, kBarrierTag, comm_, GR_STATUS_IGNORE, GR_STREAM_HOST));
+      range[0] = std::min(range[0], theirs);
+      range[1] = std::max(range[1], theirs);
+    }
+    for (int r = 1; r < size_; ++r) CTRL_TRY(grSend(range, 2, grInt32, r, kBarrierTag, comm_, GR_STREAM_HOST));
   }
-  for (int r = 1; r < size_; ++r) {
-    CTRL_TRY(grRecv(nullptr, 0, grByte, r, kBarrierTag, comm_, GR_STATUS_IGNORE, GR_STREAM_HOST));
-  }
-  for (int r = 1; r < size_; ++r) CTRL_TRY(grSend(nullptr, 0, grByte, r, kBarrierTag, comm_, GR_STREAM_HOST));
+  *min = range[0];
+  *max = range[1];
   return grSuccess;
 }
 

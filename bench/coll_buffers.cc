@@ -36,14 +36,14 @@ AlignedBuffer::AlignedBuffer(size_t bytes) : bytes_(bytes) {
 
 AlignedBuffer::~AlignedBuffer() { std::free(data_); }
 
-void* SendPointer(const CollCase& c, const CollBuffers& b) {
-  if (!InPlace(c)) return b.send.data();
-  return b.recv.data() + c.layout.in_place_send_offset * ElemSize(c.pattern.type);
+void* SendPointer(const CollCase& c, BufferView b) {
+  if (!InPlace(c)) return b.send;
+  return b.recv + c.layout.in_place_send_offset * ElemSize(c.pattern.type);
 }
 
-void* RecvPointer(const CollCase& c, const CollBuffers& b) {
-  if (!InPlace(c)) return b.recv.data();
-  return b.recv.data() + c.layout.in_place_recv_offset * ElemSize(c.pattern.type);
+void* RecvPointer(const CollCase& c, BufferView b) {
+  if (!InPlace(c)) return b.recv;
+  return b.recv + c.layout.in_place_recv_offset * ElemSize(c.pattern.type);
 }
 
 void PrepareCheck(const CollCase& c, const CollBuffers& b) {

@@ -2,7 +2,8 @@
 // allocated once for the largest size (page-aligned and touched, so neither
 // allocation nor page faults fall inside a timed loop), the pointers a call
 // gets out of place and in place, and the data check: fill the inputs, poison
-// the outputs, count the wrong output elements.
+// the outputs, count the wrong output elements. The check works on host
+// memory; with device buffers it runs on a host copy (bench_target.h).
 #ifndef GPURUN_BENCH_COLL_BUFFERS_H_
 #define GPURUN_BENCH_COLL_BUFFERS_H_
 
@@ -36,15 +37,24 @@ struct CollCase {
   bool in_place = false;
 };
 
+// Where one rank's send and receive buffers start (host or device memory).
+struct BufferView {
+  char* send = nullptr;
+  char* recv = nullptr;
+};
+
 struct CollBuffers {
   explicit CollBuffers(size_t max_bytes) : send(max_bytes), recv(max_bytes) {}
+  BufferView view() const { return {send.data(), recv.data()}; }
   AlignedBuffer send;
   AlignedBuffer recv;
 };
 
 // The buffers the call passes (in place: the views inside the receive buffer).
-void* SendPointer(const CollCase& c, const CollBuffers& b);
-void* RecvPointer(const CollCase& c, const CollBuffers& b);
+void* SendPointer(const CollCase& c, BufferView b);
+void* RecvPointer(const CollCase& c, BufferView b);
+inline void* SendPointer(const CollCase& c, const CollBuffers& b) { return SendPointer(c, b.view()); }
+inline void* RecvPointer(const CollCase& c, const CollBuffers& b) { return RecvPointer(c, b.view()); }
 
 // Poisons this rank's output, then writes the inputs of iteration
 // c.pattern.iter (only the root's for bcast and scatter).

@@ -1,23 +1,23 @@
 // The collective calls (see coll_call.h).
 #include "bench/coll_call.h"
 
-grResult_t CallColl(const CollCase& c, const CollBuffers& b, grComm_t comm) {
+grResult_t CallColl(const CollCase& c, BufferView b, grComm_t comm, grStream_t stream) {
   const DataPattern& p = c.pattern;
   const void* send = SendPointer(c, b);
   void* recv = RecvPointer(c, b);
   const size_t count = c.layout.count;
   switch (p.kind) {
-    case CollKind::kAllreduce: return grAllreduce(send, recv, count, p.type, p.op, comm, GR_STREAM_HOST);
+    case CollKind::kAllreduce: return grAllreduce(send, recv, count, p.type, p.op, comm, stream);
     case CollKind::kBcast:
-      if (c.in_place) return grBcast(recv, count, p.type, p.root, comm, GR_STREAM_HOST);
-      return grBroadcast(send, recv, count, p.type, p.root, comm, GR_STREAM_HOST);
-    case CollKind::kReduce: return grReduce(send, recv, count, p.type, p.op, p.root, comm, GR_STREAM_HOST);
-    case CollKind::kAllgather: return grAllgather(send, recv, count, p.type, comm, GR_STREAM_HOST);
-    case CollKind::kReduceScatter: return grReduceScatter(send, recv, count, p.type, p.op, comm, GR_STREAM_HOST);
-    case CollKind::kAlltoall: return grAlltoall(send, recv, count, p.type, comm, GR_STREAM_HOST);
-    case CollKind::kGather: return grGather(send, recv, count, p.type, p.root, comm, GR_STREAM_HOST);
-    case CollKind::kScatter: return grScatter(send, recv, count, p.type, p.root, comm, GR_STREAM_HOST);
-    case CollKind::kBarrier: return grBarrier(comm, GR_STREAM_HOST);
+      if (c.in_place) return grBcast(recv, count, p.type, p.root, comm, stream);
+      return grBroadcast(send, recv, count, p.type, p.root, comm, stream);
+    case CollKind::kReduce: return grReduce(send, recv, count, p.type, p.op, p.root, comm, stream);
+    case CollKind::kAllgather: return grAllgather(send, recv, count, p.type, comm, stream);
+    case CollKind::kReduceScatter: return grReduceScatter(send, recv, count, p.type, p.op, comm, stream);
+    case CollKind::kAlltoall: return grAlltoall(send, recv, count, p.type, comm, stream);
+    case CollKind::kGather: return grGather(send, recv, count, p.type, p.root, comm, stream);
+    case CollKind::kScatter: return grScatter(send, recv, count, p.type, p.root, comm, stream);
+    case CollKind::kBarrier: return grBarrier(comm, stream);
   }
   return grInvalidArgument;
 }
@@ -35,4 +35,15 @@ const char* CollApiName(const CollCase& c) {
     case CollKind::kBarrier: return "grBarrier";
   }
   return "?";
+}
+
+CallCode GpurunLibrary::Call(const CollCase& c) {
+  const grResult_t rc = CallColl(c, buffers_, grCommWorld(), stream_);
+  if (rc == grSuccess) return CallCode::kOk;
+  last_error_ = rc;
+  return rc == grUnsupported ? CallCode::kUnsupported : CallCode::kFailed;
+}
+
+std::string GpurunLibrary::ErrorText() const {
+  return std::string(grGetErrorString(last_error_)) + ": " + grGetLastErrorMessage();
 }

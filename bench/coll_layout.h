@@ -12,6 +12,11 @@
 
 enum class CollKind { kAllreduce, kBcast, kReduce, kAllgather, kReduceScatter, kAlltoall, kGather, kScatter, kBarrier };
 
+// Every collective, in the order `gpurun-bench all` runs them.
+inline constexpr CollKind kEveryColl[] = {CollKind::kAllreduce, CollKind::kBcast,         CollKind::kReduce,
+                                          CollKind::kAllgather, CollKind::kReduceScatter, CollKind::kAlltoall,
+                                          CollKind::kGather,    CollKind::kScatter,       CollKind::kBarrier};
+
 // "allreduce", "bcast", ...; the names gpurun-bench takes and prints.
 const char* CollName(CollKind kind);
 // Accepts CollName's names and nccl-tests' (all_reduce, broadcast, reduce_scatter, ...).

@@ -19,8 +19,7 @@ gpurun::StatusOr<BenchArgs> Parse(std::vector<std::string> words) {
 TEST(BenchArgs, CollectiveDefaults) {
   auto a = Parse({"allreduce"});
   ASSERT_TRUE(a.ok()) << a.status().message();
-  ASSERT_TRUE(a->coll.has_value());
-  EXPECT_EQ(*a->coll, CollKind::kAllreduce);
+  EXPECT_EQ(a->colls, std::vector<CollKind>{CollKind::kAllreduce});
   EXPECT_EQ(a->min_bytes, 8u);
   EXPECT_EQ(a->max_bytes, 16u << 20);
   EXPECT_EQ(a->factor, 2u);
@@ -35,7 +34,7 @@ TEST(BenchArgs, NcclTestsFlags) {
   auto a = Parse({"reduce", "-b", "8",  "-e",       "64K", "-f",  "4",  "-n", "7",      "-w",      "3",
                   "-c",     "2",  "-d", "bfloat16", "-o",  "max", "-r", "1",  "--json", "out.json"});
   ASSERT_TRUE(a.ok()) << a.status().message();
-  EXPECT_EQ(*a->coll, CollKind::kReduce);
+  EXPECT_EQ(a->colls, std::vector<CollKind>{CollKind::kReduce});
   EXPECT_EQ(a->max_bytes, 65536u);
   EXPECT_EQ(a->factor, 4u);
   EXPECT_EQ(a->iters, 7);
@@ -51,7 +50,7 @@ TEST(BenchArgs, LongSpellingsAndAll) {
   auto a = Parse({"all_gather", "--minbytes", "1K", "--maxbytes", "1M", "--datatype", "all", "--op", "all", "--root",
                   "all", "--check", "0"});
   ASSERT_TRUE(a.ok()) << a.status().message();
-  EXPECT_EQ(*a->coll, CollKind::kAllgather);
+  EXPECT_EQ(a->colls, std::vector<CollKind>{CollKind::kAllgather});
   EXPECT_EQ(a->min_bytes, 1024u);
   EXPECT_EQ(a->types.size(), 10u);
   EXPECT_EQ(a->ops.size(), 5u);
@@ -64,16 +63,16 @@ TEST(BenchArgs, EveryCollectiveName) {
                            "alltoall", "gather", "scatter", "barrier"}) {
     auto a = Parse({name});
     ASSERT_TRUE(a.ok()) << name;
-    EXPECT_TRUE(a->coll.has_value()) << name;
+    EXPECT_EQ(a->colls.size(), 1u) << name;
   }
-  EXPECT_EQ(*Parse({"broadcast"})->coll, CollKind::kBcast);
+  EXPECT_EQ(Parse({"broadcast"})->colls, std::vector<CollKind>{CollKind::kBcast});
   EXPECT_STREQ(CollName(CollKind::kReduceScatter), "reducescatter");
 }
 
 TEST(BenchArgs, PointToPointKeepsItsOptions) {
   auto a = Parse({"latency", "-b", "0", "-e", "1M", "-D", "50", "-W", "8"});
   ASSERT_TRUE(a.ok()) << a.status().message();
-  EXPECT_FALSE(a->coll.has_value());
+  EXPECT_TRUE(a->colls.empty());
   EXPECT_EQ(a->min_bytes, 0u);
   EXPECT_EQ(a->delay_us, 50);
   EXPECT_EQ(a->window, 8);
@@ -97,6 +96,16 @@ TEST(BenchArgs, RejectsBadArguments) {
       {"allreduce", "-W", "4"},    // p2p only
       {"latency", "-d", "float"},  // collectives only
       {"latency", "--json", "x"},
+      {"latency", "--device", "cuda"},  // collectives only
+      {"bw", "--blocking"},
+      {"allreduce", "--device", "gpu"},
+      {"allreduce", "--device"},
+      {"allreduce", "--blocking"},         // needs --device cuda
+      {"allreduce", "--compare", "nccl"},  // needs --device cuda
+      {"allreduce", "--device", "host", "--compare", "nccl"},
+      {"allreduce", "--device", "cuda", "--compare", "mpi"},
+      {"allreduce", "--device", "cuda", "--nccl-lib", "/x/libnccl.so"},  // needs --compare nccl
+      {"allreduce", "--device", "cuda", "--compare", "nccl", "--nccl-lib", ""},
   };
   for (const auto& words : bad) {
     std::string joined;
@@ -109,6 +118,47 @@ TEST(BenchArgs, ErrorsNameTheOption) {
   auto a = Parse({"allreduce", "-d", "float8"});
   ASSERT_FALSE(a.ok());
   EXPECT_NE(a.status().message().find("float8"), std::string::npos) << a.status().message();
+}
+
+TEST(BenchArgs, DeviceDefaultsToTheHost) {
+  auto a = Parse({"allreduce"});
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->device, BenchDevice::kHost);
+  EXPECT_FALSE(a->blocking);
+  EXPECT_FALSE(a->compare_nccl);
+  EXPECT_EQ(a->nccl_lib, "libnccl.so.2");
+}
+
+TEST(BenchArgs, CudaCompareAndBlocking) {
+  auto a = Parse({"allreduce", "--device", "cuda", "--blocking", "--compare", "nccl", "-b", "8", "-e", "8G",
+                  "--nccl-lib", "/opt/nccl/lib/libnccl.so.2"});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->device, BenchDevice::kCuda);
+  EXPECT_TRUE(a->blocking);
+  EXPECT_TRUE(a->compare_nccl);
+  EXPECT_EQ(a->nccl_lib, "/opt/nccl/lib/libnccl.so.2");
+  EXPECT_EQ(a->max_bytes, size_t{8} << 30);
+  auto last = Parse({"reduce_scatter", "--device", "cuda", "--blocking"});  // a switch may come last
+  ASSERT_TRUE(last.ok()) << last.status().message();
+  EXPECT_TRUE(last->blocking);
+  EXPECT_TRUE(Parse({"bcast", "--device", "host"}).ok());
+}
+
+TEST(BenchArgs, CompareErrorsSayWhatIsMissing) {
+  auto a = Parse({"allreduce", "--compare", "nccl"});
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("--device cuda"), std::string::npos) << a.status().message();
+}
+
+TEST(BenchArgs, AllRunsEveryCollective) {
+  auto a = Parse({"all", "--device", "cuda", "-e", "1M"});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_EQ(a->colls.size(), 9u);
+  EXPECT_EQ(a->colls.front(), CollKind::kAllreduce);
+  EXPECT_EQ(a->colls.back(), CollKind::kBarrier);
+  EXPECT_EQ(a->min_bytes, 8u);  // the collectives' defaults
+  EXPECT_TRUE(Parse({"all", "-d", "all", "-r", "all"}).ok());
+  EXPECT_FALSE(Parse({"all", "-W", "4"}).ok());
 }
 
 TEST(Sweep, MultipliesByTheFactor) {
