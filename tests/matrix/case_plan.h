@@ -61,12 +61,23 @@ struct Plan {
   std::function<grResult_t(const void* send, void* recv)> call;
 };
 
+class DeviceBuffers;  // device_buffer.h
+
 struct PlanContext {
   int rank = 0;
   int nranks = 1;
   grComm_t comm = GR_COMM_NULL;
   PatternCache* patterns = nullptr;
+  // Device mode (coll_matrix --device=cuda): the device mirrors of the
+  // buffers, the stream every call passes, and the collectives that may
+  // answer grUnsupported. Host mode: null, GR_STREAM_HOST, none.
+  DeviceBuffers* device = nullptr;
+  grStream_t stream = GR_STREAM_HOST;
+  std::vector<Coll> may_be_unsupported;
 };
+
+// Whether grUnsupported is an acceptable answer for `coll` in this job.
+bool MayBeUnsupported(const PlanContext& x, Coll coll);
 
 Plan MakePlan(const Case& c, PlanContext& x);
 

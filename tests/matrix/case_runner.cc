@@ -9,6 +9,15 @@
 #include "tests/matrix/elem_codec.h"
 
 namespace gpurun::matrix {
+
+// Device mode's host buffers have the device's lead, so each mirrors its
+// device image byte for byte (device_buffer.h).
+CaseRunner::CaseRunner(const PlanContext& context, Reporter& reporter)
+    : x_(context),
+      reporter_(reporter),
+      send_(context.device != nullptr ? kDeviceLead : GuardedBuffer::kAlign),
+      recv_(context.device != nullptr ? kDeviceLead : GuardedBuffer::kAlign) {}
+
 void CaseRunner::Prepare(GuardedBuffer& buf, const BufferPlan& plan, const Case& c) {
   const size_t elem = TypeBytes(c.type);
   buf.Prepare(plan.elems * elem, c.offset);
@@ -55,26 +64,72 @@ void CaseRunner::Fatal(const Case& c, const std::string& what) {
   std::abort();
 }
 
-void CaseRunner::RunPlan(const Case& c, const Plan& plan) {
+CaseRunner::Outcome CaseRunner::Execute(const Case& c, const Plan& plan) {
   const size_t elem = TypeBytes(c.type);
   Prepare(recv_, plan.recv, c);
   if (!plan.in_place) Prepare(send_, plan.send, c);
-  const void* send = plan.in_place ? recv_.data() + plan.send_at * elem : send_.data();
-  void* recv = recv_.data() + (plan.in_place ? plan.recv_at * elem : 0);
+  unsigned char* recv = Expose(Side::kRecv, recv_, c);
+  const unsigned char* send = plan.in_place ? recv + plan.send_at * elem : Expose(Side::kSend, send_, c);
+  Outcome out;
+  out.result = plan.call(send, recv + (plan.in_place ? plan.recv_at * elem : 0));
+  if (out.result != grSuccess) out.message = grGetLastErrorMessage();
+  if (x_.device != nullptr) {
+    DeviceStep(c, "waiting for the call's stream", x_.device->Wait());
+    DeviceStep(c, "copying the receive buffer back", x_.device->Download(Side::kRecv, recv_));
+    if (!plan.in_place) DeviceStep(c, "copying the send buffer back", x_.device->Download(Side::kSend, send_));
+  }
+  return out;
+}
 
-  const grResult_t result = plan.call(send, recv);
-  const std::string message = result == grSuccess ? "" : grGetLastErrorMessage();
-  const bool reject = ExpectRejected(c.coll, c.algo, c.proto);
+unsigned char* CaseRunner::Expose(Side side, GuardedBuffer& buf, const Case& c) {
+  if (x_.device == nullptr) return buf.data();
+  unsigned char* data = nullptr;
+  DeviceStep(c, "copying a buffer to the device", x_.device->Upload(side, buf, &data));
+  return data;
+}
+
+void CaseRunner::DeviceStep(const Case& c, const char* what, const std::string& error) {
+  if (!error.empty()) Fatal(c, std::string(what) + ": " + error);
+}
+
+std::string CaseRunner::CheckUntouched(const Plan& plan, const Case& c) {
+  std::string wrong = Check(recv_, plan.recv, plan.recv.before, c, plan.in_place ? "in-place" : "receive");
+  if (wrong.empty() && !plan.in_place) wrong = Check(send_, plan.send, plan.send.before, c, "send");
+  return wrong;
+}
+
+void CaseRunner::Unsupported(const Case& c, const Plan& plan, const std::string& message) {
+  if (!MayBeUnsupported(x_, c.coll)) {
+    reporter_.Fail(c, "unsupported on device buffers, but --device-collectives names it: " + message);
+  } else if (std::string wrong = CheckUntouched(plan, c); !wrong.empty()) {
+    reporter_.Fail(c, "unsupported, but changed a buffer: " + wrong);
+  } else {
+    reporter_.Unsupported(c, message);
+  }
+}
+
+void CaseRunner::RunPlan(const Case& c, const Plan& plan) {
+  const Outcome out = Execute(c, plan);
+  const grResult_t result = out.result;
+  const std::string& message = out.message;
+  const bool device = x_.device != nullptr;
+  const bool reject =
+      device ? ExpectRejectedOnDevice(c.coll, c.algo, c.proto) : ExpectRejected(c.coll, c.algo, c.proto);
+  auto rejecting_variable = [&] {
+    return device ? RejectingVariableOnDevice(c.coll, c.algo, c.proto) : RejectingVariable(c.coll, c.algo, c.proto);
+  };
   const char* in_name = plan.in_place ? "in-place" : "receive";
+  if (result == grUnsupported && x_.device != nullptr) {
+    Unsupported(c, plan, message);
+    return;
+  }
   if (result != grSuccess && result != grInvalidUsage) {
     Fatal(c, std::string("call failed: ") + grGetErrorString(result) + ": " + message);
   }
   if (reject && result == grInvalidUsage) {
     // Rejected as expected: the message names the variable; nothing was written.
-    const char* variable = RejectingVariable(c.coll, c.algo, c.proto);
-    std::string wrong = Check(recv_, plan.recv, plan.recv.before, c, in_name);
-    if (wrong.empty() && !plan.in_place) wrong = Check(send_, plan.send, plan.send.before, c, "send");
-    if (!wrong.empty()) {
+    const char* variable = rejecting_variable();
+    if (std::string wrong = CheckUntouched(plan, c); !wrong.empty()) {
       reporter_.Fail(c, "rejected, but changed a buffer: " + wrong);
     } else if (message.find(variable) == std::string::npos) {
       reporter_.Fail(c, std::string("rejected with a message that does not name ") + variable + ": " + message);
@@ -88,8 +143,8 @@ void CaseRunner::RunPlan(const Case& c, const Plan& plan) {
     return;
   }
   if (reject) {
-    reporter_.Fail(c, std::string("accepted, but ") + RejectingVariable(c.coll, c.algo, c.proto) +
-                          " leaves nothing for it: expected grInvalidUsage");
+    reporter_.Fail(
+        c, std::string("accepted, but ") + rejecting_variable() + " leaves nothing for it: expected grInvalidUsage");
     return;
   }
   std::string wrong = Check(recv_, plan.recv, plan.recv.after, c, in_name);

@@ -11,7 +11,7 @@ namespace gpurun::matrix {
 void GuardedBuffer::Free::operator()(unsigned char* p) const { std::free(p); }
 
 void GuardedBuffer::Prepare(size_t bytes, size_t offset) {
-  const size_t need = kAlign + offset + bytes + kGuardBytes;
+  const size_t need = lead_ + offset + bytes + kGuardBytes;
   if (need > capacity_) {
     const size_t rounded = (need + kAlign - 1) / kAlign * kAlign;
     void* p = std::aligned_alloc(kAlign, rounded);
@@ -21,15 +21,15 @@ void GuardedBuffer::Prepare(size_t bytes, size_t offset) {
   }
   offset_ = offset;
   bytes_ = bytes;
-  // The data starts kAlign bytes in (one aligned line of lead guard) plus the offset.
-  data_ = storage_.get() + kAlign + offset;
-  std::memset(storage_.get(), kGuardByte, kAlign + offset);
+  // The data starts lead_ bytes in (aligned lines of lead guard) plus the offset.
+  data_ = storage_.get() + lead_ + offset;
+  std::memset(storage_.get(), kGuardByte, lead_ + offset);
   std::memset(data_ + bytes, kGuardByte, kGuardBytes);
 }
 
 std::string GuardedBuffer::CheckGuards(const char* name) const {
   char text[160];
-  for (size_t i = 0; i < kAlign + offset_; ++i) {
+  for (size_t i = 0; i < lead_ + offset_; ++i) {
     const unsigned char b = data_[-static_cast<ptrdiff_t>(i) - 1];
     if (b != kGuardByte) {
       std::snprintf(text, sizeof(text), "guard byte %zu before the %s buffer was 0x%02x (expected 0x%02x)", i + 1, name,

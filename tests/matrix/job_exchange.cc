@@ -10,6 +10,8 @@
 #include <string>
 #include <thread>
 
+#include "tests/matrix/device_buffer.h"
+
 namespace gpurun::matrix {
 namespace {
 
@@ -25,6 +27,15 @@ uint64_t MonotonicNs() {
   std::printf("FAIL rank=%d: %s failed: %s: %s (aborting)\n", x.rank, what, grGetErrorString(r),
               grGetLastErrorMessage());
   std::fflush(stdout);
+  grAbort(x.comm, 2);
+  std::abort();
+}
+
+// Device mode: a barrier on a stream has passed once the stream has.
+void WaitForDevice(const PlanContext& x, const Case& c, Reporter& reporter) {
+  const std::string error = x.device->Wait();
+  if (error.empty()) return;
+  reporter.Fail(c, "waiting for the barrier's stream: " + error + " (aborting)");
   grAbort(x.comm, 2);
   std::abort();
 }
@@ -59,15 +70,21 @@ void RunBarrierChecks(const PlanContext& x, Algo algo, Proto proto, int rounds, 
   for (int k = 0; k < rounds; ++k) {
     if (x.rank == k % x.nranks) std::this_thread::sleep_for(std::chrono::milliseconds(late_ms));
     const uint64_t entered = MonotonicNs();
-    const grResult_t r = grBarrier(x.comm, GR_STREAM_HOST);
-    const uint64_t left = MonotonicNs();
+    const grResult_t r = grBarrier(x.comm, x.stream);
     const std::string message = r == grSuccess ? "" : grGetLastErrorMessage();
-    if (r != grSuccess && r != grInvalidUsage) {
+    if (x.device != nullptr) WaitForDevice(x, c, reporter);
+    const uint64_t left = MonotonicNs();
+    const bool unsupported = r == grUnsupported && MayBeUnsupported(x, c.coll);
+    if (r != grSuccess && r != grInvalidUsage && !unsupported) {
       reporter.Fail(c, std::string("call failed: ") + grGetErrorString(r) + ": " + message + " (aborting)");
       grAbort(x.comm, 2);
       std::abort();
     }
     const auto all = ExchangeAll(x, {entered});
+    if (unsupported) {
+      reporter.Unsupported(c, message);
+      continue;
+    }
     if (reject != (r == grInvalidUsage)) {
       reporter.Fail(c, r == grSuccess ? "accepted, but expected grInvalidUsage"
                                       : "rejected unexpectedly: invalid usage: " + message);

@@ -18,7 +18,9 @@ std::vector<std::vector<uint64_t>> ExchangeAll(const PlanContext& x, const std::
 
 // `rounds` barriers; in round k rank k % nranks enters `late_ms` late. Each
 // rank checks that its barrier returned after every rank had entered (the
-// ranks share the host's monotonic clock), one check per round.
+// ranks share the host's monotonic clock), one check per round. In device
+// mode the barrier takes the job's stream and has returned once the stream
+// has passed it; it may answer grUnsupported where MayBeUnsupported allows.
 void RunBarrierChecks(const PlanContext& x, Algo algo, Proto proto, int rounds, int late_ms, Reporter& reporter);
 
 }  // namespace gpurun::matrix

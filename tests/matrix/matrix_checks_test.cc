@@ -190,5 +190,21 @@ TEST(ExpectRejected, TreeOnlyForAllreduceAndBarrier) {
   EXPECT_TRUE(ExpectRejected(Coll::kReduce, Algo::kOneShot, Proto::kSimple));
 }
 
+TEST(ExpectRejectedOnDevice, OnlyRingSimpleForTheGpuCollectives) {
+  for (Coll c :
+       {Coll::kAllreduce, Coll::kBcast, Coll::kBroadcast, Coll::kReduce, Coll::kAllgather, Coll::kReducescatter}) {
+    EXPECT_FALSE(ExpectRejectedOnDevice(c, Algo::kAuto, Proto::kAuto));
+    EXPECT_FALSE(ExpectRejectedOnDevice(c, Algo::kRing, Proto::kSimple));
+    EXPECT_TRUE(ExpectRejectedOnDevice(c, Algo::kRing, Proto::kLL));
+    EXPECT_TRUE(ExpectRejectedOnDevice(c, Algo::kTree, Proto::kSimple));
+    EXPECT_STREQ(RejectingVariableOnDevice(c, Algo::kTree, Proto::kSimple), "GPURUN_ALGO");
+    EXPECT_STREQ(RejectingVariableOnDevice(c, Algo::kRing, Proto::kLL128), "GPURUN_PROTO");
+  }
+  // The others keep the host rules (they run on host paths or are unsupported).
+  EXPECT_FALSE(ExpectRejectedOnDevice(Coll::kAlltoall, Algo::kTree, Proto::kLL));
+  EXPECT_EQ(ExpectRejectedOnDevice(Coll::kBarrier, Algo::kTree, Proto::kLL),
+            ExpectRejected(Coll::kBarrier, Algo::kTree, Proto::kLL));
+}
+
 }  // namespace
 }  // namespace gpurun::matrix

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <regex>
 #include <set>
 
@@ -12,20 +15,120 @@
 namespace gpurun::matrix {
 namespace {
 
-const std::string kBin = GPURUN_BIN_DIR;
-
 // A collective that hangs fails after this instead of GPURUN_TIMEOUT's default.
 constexpr const char* kJobTimeout = "120";
 
-std::string Joined(const std::vector<Coll>& colls) {
+std::string EnvValue(const char* name) { return name == std::string("auto") ? "" : name; }
+
+std::string NonEmptyEnv(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "" : value;
+}
+
+std::string BinDir() {
+  if (std::string dir = NonEmptyEnv("GR_TEST_BIN_DIR"); !dir.empty()) return dir;
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec && std::filesystem::exists(self.parent_path() / "coll_matrix", ec)) return self.parent_path().string();
+  return GPURUN_BIN_DIR;
+}
+
+std::string Launcher(const std::string& bin) {
+  std::string launcher = NonEmptyEnv("GR_TEST_LAUNCHER");
+  return launcher.empty() ? bin + "/gpurun" : launcher;
+}
+
+// coll_matrix's flags for the job's device mode.
+std::vector<std::string> DeviceFlags(const MatrixJob& job) {
+  if (!job.device.on) return {};
+  std::vector<Coll> required;
+  for (Coll c : job.colls) {
+    const auto& optional = job.device.may_be_unsupported;
+    if (std::find(optional.begin(), optional.end(), c) == optional.end()) required.push_back(c);
+  }
+  std::vector<std::string> flags = {"--device=cuda",
+                                    "--device-collectives=" + (required.empty() ? "none" : JoinColls(required))};
+  if (job.device.stream) flags.push_back("--stream");
+  return flags;
+}
+
+mp::RunOptions Command(const MatrixJob& job) {
+  const std::string bin = BinDir();
+  mp::RunOptions o;
+  o.argv = {Launcher(bin), "-n", std::to_string(job.ranks)};
+  o.argv.insert(o.argv.end(), job.wrapper.begin(), job.wrapper.end());
+  o.argv.insert(o.argv.end(),
+                {bin + "/coll_matrix", std::string("--algo=") + AlgoName(job.variant.algo),
+                 std::string("--proto=") + ProtoName(job.variant.proto), "--colls=" + JoinColls(job.colls)});
+  o.argv.insert(o.argv.end(), job.slice.begin(), job.slice.end());
+  const std::vector<std::string> device = DeviceFlags(job);
+  o.argv.insert(o.argv.end(), device.begin(), device.end());
+  // Set even when "auto" (empty: no restriction), so the caller's environment cannot leak in.
+  o.env = {{"GPURUN_ALGO", EnvValue(AlgoName(job.variant.algo))},
+           {"GPURUN_PROTO", EnvValue(ProtoName(job.variant.proto))},
+           {"GPURUN_TIMEOUT", kJobTimeout}};
+  o.limit = job.limit_s;
+  return o;
+}
+
+// The first group of every match of `pattern` in `text`, and the matches in *lines.
+std::set<std::string> Matches(const std::string& text, const std::regex& pattern, std::string* lines) {
+  std::set<std::string> found;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), pattern); it != std::sregex_iterator(); ++it) {
+    found.insert((*it)[1]);
+    *lines += it->str() + "...\n";
+  }
+  return found;
+}
+
+std::string Joined(const std::set<std::string>& names) {
+  std::string text;
+  for (const std::string& n : names) text += (text.empty() ? "" : ",") + n;
+  return text;
+}
+
+// Exactly the expected collectives were rejected (each prints one skip line)
+// or, where allowed, said unsupported; every other one ran checks (a job of
+// rejected collectives only runs none).
+void CheckRejections(const MatrixJob& job, const std::string& out, uint64_t checks, uint64_t skipped) {
+  std::set<std::string> expected, allowed;
+  for (Coll c : job.colls) {
+    const bool rejected = job.device.on ? ExpectRejectedOnDevice(c, job.variant.algo, job.variant.proto)
+                                        : ExpectRejected(c, job.variant.algo, job.variant.proto);
+    if (rejected) expected.insert(CollName(c));
+  }
+  for (Coll c : job.device.may_be_unsupported) allowed.insert(CollName(c));
+  std::string skip_lines, unsupported_lines;
+  const std::set<std::string> seen =
+      Matches(out, std::regex(R"(coll_matrix: (\S+) algo=\S+ proto=\S+: skipped: )"), &skip_lines);
+  const std::set<std::string> unsupported =
+      Matches(out, std::regex(R"(coll_matrix: (\S+) on device buffers: unsupported: )"), &unsupported_lines);
+  std::set<std::string> unexplained;  // expected, but neither rejected nor unsupported
+  for (const std::string& name : expected) {
+    if (seen.count(name) == 0 && unsupported.count(name) == 0) unexplained.insert(name);
+  }
+  const bool extra = !std::includes(expected.begin(), expected.end(), seen.begin(), seen.end());
+  EXPECT_TRUE(unexplained.empty() && !extra)
+      << "the collectives rejected are not the ones the variant must be rejected for (" << Joined(expected) << ")\n"
+      << skip_lines << unsupported_lines;
+  EXPECT_TRUE(std::includes(allowed.begin(), allowed.end(), unsupported.begin(), unsupported.end()))
+      << "unsupported on device buffers, but required\n"
+      << unsupported_lines;
+  size_t runnable = 0;
+  for (Coll c : job.colls) runnable += expected.count(CollName(c)) == 0 && unsupported.count(CollName(c)) == 0;
+  if (unsupported.empty() || runnable > 0) {
+    EXPECT_EQ(checks > 0, runnable > 0) << checks << " checks";
+  }
+  EXPECT_EQ(skipped > 0, !seen.empty()) << skipped << " calls skipped";
+}
+
+}  // namespace
+
+std::string JoinColls(const std::vector<Coll>& colls) {
   std::string text;
   for (Coll c : colls) text += std::string(text.empty() ? "" : ",") + CollName(c);
   return text;
 }
-
-std::string EnvValue(const char* name) { return name == std::string("auto") ? "" : name; }
-
-}  // namespace
 
 std::vector<Variant> AllVariants() {
   std::vector<Variant> v = {{Algo::kAuto, Proto::kAuto}};
@@ -40,21 +143,8 @@ std::string VariantName(const Variant& v) {
   return std::string(AlgoName(v.algo)) + "_" + ProtoName(v.proto);
 }
 
-void RunMatrixJob(const MatrixJob& job) {
-  mp::RunOptions o;
-  o.argv = {kBin + "/gpurun",
-            "-n",
-            std::to_string(job.ranks),
-            kBin + "/coll_matrix",
-            std::string("--algo=") + AlgoName(job.variant.algo),
-            std::string("--proto=") + ProtoName(job.variant.proto),
-            "--colls=" + Joined(job.colls)};
-  o.argv.insert(o.argv.end(), job.slice.begin(), job.slice.end());
-  // Set even when "auto" (empty: no restriction), so the caller's environment cannot leak in.
-  o.env = {{"GPURUN_ALGO", EnvValue(AlgoName(job.variant.algo))},
-           {"GPURUN_PROTO", EnvValue(ProtoName(job.variant.proto))},
-           {"GPURUN_TIMEOUT", kJobTimeout}};
-  o.limit = job.limit_s;
+std::string RunMatrixJob(const MatrixJob& job) {
+  const mp::RunOptions o = Command(job);
   std::string command;
   for (const std::string& a : o.argv) command += a + " ";
   SCOPED_TRACE("GPURUN_ALGO=" + o.env[0].second + " GPURUN_PROTO=" + o.env[1].second + " " + command);
@@ -62,30 +152,16 @@ void RunMatrixJob(const MatrixJob& job) {
   const mp::RunResult r = mp::RunProcess(o);
   EXPECT_FALSE(r.hit_limit) << "killed after " << job.limit_s << " s\n" << r.out << r.err;
   EXPECT_EQ(mp::LeftoverProcesses(r.marker), std::vector<int>{}) << "processes of the job were left behind";
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 
   const std::regex summary(R"(coll_matrix: (\d+) checks, (\d+) failures, (\d+) skipped)");
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(r.out, m, summary)) << "no summary line\n" << r.out << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, m, summary)) << "no summary line\n" << r.out << r.err;
+  if (m.empty()) return r.out + r.err;
   const uint64_t checks = std::stoull(m[1]), failures = std::stoull(m[2]), skipped = std::stoull(m[3]);
   EXPECT_EQ(failures, 0u) << r.out;
-
-  // Exactly the expected collectives were rejected (each prints one skip line);
-  // every other one ran checks (a job of rejected collectives only runs none).
-  std::set<std::string> expected, seen;
-  for (Coll c : job.colls) {
-    if (ExpectRejected(c, job.variant.algo, job.variant.proto)) expected.insert(CollName(c));
-  }
-  EXPECT_EQ(checks > 0, expected.size() < job.colls.size()) << checks << " checks";
-  const std::regex skip_line(R"(coll_matrix: (\S+) algo=\S+ proto=\S+: skipped: )");
-  std::string skip_lines;
-  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), skip_line); it != std::sregex_iterator(); ++it) {
-    seen.insert((*it)[1]);
-    skip_lines += it->str() + "...\n";
-  }
-  EXPECT_EQ(seen, expected) << "the collectives rejected are not the ones the variant must be rejected for\n"
-                            << skip_lines;
-  EXPECT_EQ(skipped > 0, !expected.empty()) << skipped << " calls skipped";
+  CheckRejections(job, r.out, checks, skipped);
+  return r.out + r.err;
 }
 
 }  // namespace gpurun::matrix

@@ -2,7 +2,14 @@
 // project's gpurun with GPURUN_ALGO / GPURUN_PROTO forcing a variant, and
 // checks what it printed: exit status 0, a summary with checks and no
 // failures, and skip lines for exactly the collectives the variant must be
-// rejected for (matrix_spec.h, ExpectRejected), no more, no fewer.
+// rejected for (matrix_spec.h, ExpectRejected), no more, no fewer. A device
+// job (coll_matrix --device=cuda) may also print "unsupported" lines, for the
+// collectives it allows to be unsupported only.
+//
+// The binaries: $GR_TEST_BIN_DIR/coll_matrix, else coll_matrix next to the
+// running test executable (so a bundle's .gpu/bin works as it is), else the
+// build's bin folder; the launcher is $GR_TEST_LAUNCHER, else gpurun in the
+// same folder as coll_matrix.
 #ifndef GPURUN_TESTS_MATRIX_MATRIX_DRIVER_H_
 #define GPURUN_TESTS_MATRIX_MATRIX_DRIVER_H_
 
@@ -23,16 +30,30 @@ std::vector<Variant> AllVariants();
 // "auto", "ring_ll", "tree_simple", ...
 std::string VariantName(const Variant& v);
 
+// Device mode of a job: coll_matrix --device=cuda [--stream]
+// --device-collectives=<the job's collectives but may_be_unsupported>.
+struct DeviceJob {
+  bool on = false;
+  bool stream = false;
+  std::vector<Coll> may_be_unsupported;
+};
+
 struct MatrixJob {
   int ranks = 2;
   Variant variant;
   std::vector<Coll> colls;
   std::vector<std::string> slice;  // further coll_matrix flags (--types=..., --sizes=...)
   double limit_s = 600;            // the job is killed (and the test fails) past this
+  DeviceJob device;
+  std::vector<std::string> wrapper;  // run each rank as wrapper + coll_matrix ... (compute-sanitizer --tool memcheck)
 };
 
-// Runs the job and records gtest failures for everything wrong with it.
-void RunMatrixJob(const MatrixJob& job);
+// "allreduce,bcast".
+std::string JoinColls(const std::vector<Coll>& colls);
+
+// Runs the job and records gtest failures for everything wrong with it;
+// returns what the job printed (stdout, then stderr).
+std::string RunMatrixJob(const MatrixJob& job);
 
 }  // namespace gpurun::matrix
 

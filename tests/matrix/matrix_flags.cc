@@ -22,7 +22,13 @@ const char kUsage[] =
     "  --algo=NAME       auto ring tree: what GPURUN_ALGO forces in this job (decides expected rejections)\n"
     "  --proto=NAME      auto ll ll128 simple: what GPURUN_PROTO forces in this job\n"
     "  --max-printed=N   failure lines printed per rank (default 20)\n"
-    "Every list also takes \"all\".\n";
+    "  --device=host|cuda  where every buffer a call sees lives (default host); cuda: each rank uses device\n"
+    "                    GPURUN_LOCAL_RANK modulo the visible devices\n"
+    "  --stream          (cuda) calls pass a CUDA stream of the program's own, which is synchronized before\n"
+    "                    the checks (default: GR_STREAM_HOST, the call completes on return)\n"
+    "  --device-collectives=LIST|none  (cuda) collectives that must run on device buffers (default all);\n"
+    "                    the others may answer grUnsupported, which is counted and printed, not a failure\n"
+    "Every list also takes \"all\". \"--name value\" works as \"--name=value\".\n";
 
 namespace {
 
@@ -57,6 +63,15 @@ bool ParseList(std::string_view value, std::vector<T>* out, F one, std::string* 
 bool ParseOne(std::string_view name, std::string_view value, Flags* f, std::string* error) {
   auto number = [](std::string_view s) { return ParseNumber(s); };
   if (name == "colls") return ParseList(value, &f->colls, CollByName, error);
+  if (name == "device-collectives" && value == "none") {
+    f->device_colls.clear();
+    return true;
+  }
+  if (name == "device-collectives") return ParseList(value, &f->device_colls, CollByName, error);
+  if (name == "device" && (value == "host" || value == "cuda")) {
+    f->on_device = value == "cuda";
+    return true;
+  }
   if (name == "types") return ParseList(value, &f->types, TypeByName, error);
   if (name == "ops") return ParseList(value, &f->ops, OpByName, error);
   if (name == "sizes") return ParseList(value, &f->sizes, number, error);
@@ -102,23 +117,41 @@ bool ParseOne(std::string_view name, std::string_view value, Flags* f, std::stri
   return false;
 }
 
+// The device flags make sense only together with --device=cuda.
+bool CheckDeviceFlags(const Flags& f, bool device_colls_given, std::string* error) {
+  if (f.on_device) return true;
+  if (f.stream) *error = "--stream needs --device=cuda";
+  if (device_colls_given) *error = "--device-collectives needs --device=cuda";
+  return error->empty();
+}
+
 }  // namespace
 
 std::optional<Flags> ParseFlags(int argc, char** argv, std::string* error) {
   Flags f;
+  bool device_colls_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
+    if (arg == "--stream") {
+      f.stream = true;
+      continue;
+    }
     const size_t eq = arg.find('=');
-    if (!arg.starts_with("--") || eq == std::string_view::npos) {
-      *error = std::string(arg) + ": expected --name=value";
+    const bool separate = eq == std::string_view::npos && i + 1 < argc;  // "--name value"
+    if (!arg.starts_with("--") || (eq == std::string_view::npos && !separate)) {
+      *error = std::string(arg) + ": expected --name=value or --name value";
       return std::nullopt;
     }
+    const std::string_view name = arg.substr(2, separate ? std::string_view::npos : eq - 2);
+    const std::string_view value = separate ? std::string_view(argv[++i]) : arg.substr(eq + 1);
+    device_colls_given |= name == "device-collectives";
     std::string why;
-    if (!ParseOne(arg.substr(2, eq - 2), arg.substr(eq + 1), &f, &why)) {
-      *error = std::string(arg) + ": " + why;
+    if (!ParseOne(name, value, &f, &why)) {
+      *error = "--" + std::string(name) + "=" + std::string(value) + ": " + why;
       return std::nullopt;
     }
   }
+  if (!CheckDeviceFlags(f, device_colls_given, error)) return std::nullopt;
   return f;
 }
 

@@ -1,6 +1,9 @@
-// Command-line flags of coll_matrix: which slice of the matrix one job runs.
-// Lists are comma-separated; "all" (or leaving a flag out) means the whole
-// dimension. Parsing is strict: an unknown flag or name is an error.
+// Command-line flags of coll_matrix: which slice of the matrix one job runs,
+// and where the buffers live (host memory, or CUDA device memory with the
+// calls on the null stream or on a stream of the program's own). Lists are
+// comma-separated; "all" (or leaving a flag out) means the whole dimension.
+// A flag is "--name=value" or "--name value" ("--stream" takes none).
+// Parsing is strict: an unknown flag or name is an error.
 #ifndef GPURUN_TESTS_MATRIX_MATRIX_FLAGS_H_
 #define GPURUN_TESTS_MATRIX_MATRIX_FLAGS_H_
 
@@ -25,6 +28,12 @@ struct Flags {
   Algo algo = Algo::kAuto;          // what the job's GPURUN_ALGO forces
   Proto proto = Proto::kAuto;       // what the job's GPURUN_PROTO forces
   uint64_t max_printed = 20;        // failure lines printed per rank
+  // Device mode (--device=cuda): every buffer a call sees is device memory.
+  bool on_device = false;
+  bool stream = false;  // --stream: calls pass the program's CUDA stream (else GR_STREAM_HOST)
+  // The collectives that must run on device buffers; the others of `colls`
+  // may answer grUnsupported (counted and printed, never a failure).
+  std::vector<Coll> device_colls = AllColls();
 };
 
 extern const char kUsage[];

@@ -142,6 +142,23 @@ const char* RejectingVariable(Coll coll, Algo algo, Proto proto) {
   return ExpectRejected(coll, algo, proto) ? "GPURUN_ALGO" : "GPURUN_PROTO";
 }
 
+namespace {
+bool GpuServes(Coll coll) {
+  return coll == Coll::kAllreduce || coll == Coll::kBcast || coll == Coll::kBroadcast || coll == Coll::kReduce ||
+         coll == Coll::kAllgather || coll == Coll::kReducescatter;
+}
+}  // namespace
+
+bool ExpectRejectedOnDevice(Coll coll, Algo algo, Proto proto) {
+  if (!GpuServes(coll)) return ExpectRejected(coll, algo, proto);
+  return (algo != Algo::kAuto && algo != Algo::kRing) || (proto != Proto::kAuto && proto != Proto::kSimple);
+}
+
+const char* RejectingVariableOnDevice(Coll coll, Algo algo, Proto proto) {
+  if (!GpuServes(coll)) return RejectingVariable(coll, algo, proto);
+  return algo != Algo::kAuto && algo != Algo::kRing ? "GPURUN_ALGO" : "GPURUN_PROTO";
+}
+
 size_t VCount(size_t c, int rank) {
   if (rank % 4 == 3) return 0;
   return rank % 2 == 1 ? c / 2 : c;

@@ -79,9 +79,16 @@ std::optional<Proto> ProtoByName(std::string_view name);
 // rejected.
 bool ExpectRejected(Coll coll, Algo algo, Proto proto);
 
+// The same for device buffers: the GPU path has ring with the Simple protocol
+// only, so any other forced algorithm or protocol of the collectives it
+// serves (allreduce, bcast, broadcast, reduce, allgather, reducescatter) is
+// rejected.
+bool ExpectRejectedOnDevice(Coll coll, Algo algo, Proto proto);
+
 // The variable whose value leaves nothing for `coll` ("GPURUN_ALGO" or
 // "GPURUN_PROTO"); only meaningful when ExpectRejected.
 const char* RejectingVariable(Coll coll, Algo algo, Proto proto);
+const char* RejectingVariableOnDevice(Coll coll, Algo algo, Proto proto);
 
 // Per-rank element counts of the v-variants for base count c: c, c/2, c, 0,
 // repeating over ranks (so odd ranks get less and every fourth rank nothing).

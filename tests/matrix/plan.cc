@@ -1,5 +1,6 @@
 // Case descriptions, plan dispatch and the building blocks shared by the
 // plans of every collective (case_plan.h).
+#include <algorithm>
 #include <cstdio>
 
 #include "tests/matrix/case_plan.h"
@@ -35,6 +36,11 @@ Plan MakePlan(const Case& c, PlanContext& x) {
     case Coll::kBarrier: break;  // no buffers: coll_matrix runs it on its own
   }
   return Plan{};
+}
+
+bool MayBeUnsupported(const PlanContext& x, Coll coll) {
+  return x.device != nullptr &&
+         std::find(x.may_be_unsupported.begin(), x.may_be_unsupported.end(), coll) != x.may_be_unsupported.end();
 }
 
 const Pattern& RankData(PlanContext& x, grDataType_t type, int r) {

@@ -63,7 +63,8 @@ Plan PlanAlltoall(const Case& c, PlanContext& x) {
   const VLayout l = Forward(std::vector<size_t>(x.nranks, c.count), 0);
   Plan p = Exchange(c, x, l, l);
   const grComm_t comm = x.comm;
-  p.call = [=](const void* s, void* r) { return grAlltoall(s, r, c.count, c.type, comm, GR_STREAM_HOST); };
+  const grStream_t stream = x.stream;
+  p.call = [=](const void* s, void* r) { return grAlltoall(s, r, c.count, c.type, comm, stream); };
   return p;
 }
 
@@ -76,10 +77,11 @@ Plan PlanAlltoallv(const Case& c, PlanContext& x) {
   const VLayout recv = Backward(counts, 2);
   Plan p = Exchange(c, x, send, recv);
   const grComm_t comm = x.comm;
+  const grStream_t stream = x.stream;
   const bool in_place = c.in_place;
   p.call = [=](const void* s, void* r) {
     return grAlltoallv(s, in_place ? nullptr : send.counts.data(), in_place ? nullptr : send.displs.data(), r,
-                       recv.counts.data(), recv.displs.data(), c.type, comm, GR_STREAM_HOST);
+                       recv.counts.data(), recv.displs.data(), c.type, comm, stream);
   };
   return p;
 }

@@ -50,7 +50,8 @@ Plan GatherInto(const Case& c, PlanContext& x, const VLayout& l, bool receives) 
 Plan PlanAllgather(const Case& c, PlanContext& x) {
   Plan p = GatherInto(c, x, Uniform(c.count, x.nranks), /*receives=*/true);
   const grComm_t comm = x.comm;
-  p.call = [=](const void* s, void* r) { return grAllgather(s, r, c.count, c.type, comm, GR_STREAM_HOST); };
+  const grStream_t stream = x.stream;
+  p.call = [=](const void* s, void* r) { return grAllgather(s, r, c.count, c.type, comm, stream); };
   return p;
 }
 
@@ -58,9 +59,10 @@ Plan PlanAllgatherv(const Case& c, PlanContext& x) {
   const VLayout l = ReversedLayout(c.count, x.nranks, kGap);
   Plan p = GatherInto(c, x, l, /*receives=*/true);
   const grComm_t comm = x.comm;
+  const grStream_t stream = x.stream;
   const size_t sendcount = l.counts[x.rank];
   p.call = [=](const void* s, void* r) {
-    return grAllgatherv(s, sendcount, r, l.counts.data(), l.displs.data(), c.type, comm, GR_STREAM_HOST);
+    return grAllgatherv(s, sendcount, r, l.counts.data(), l.displs.data(), c.type, comm, stream);
   };
   return p;
 }
@@ -69,7 +71,8 @@ Plan PlanAllgatherv(const Case& c, PlanContext& x) {
 Plan PlanGather(const Case& c, PlanContext& x) {
   Plan p = GatherInto(c, x, Uniform(c.count, x.nranks), /*receives=*/x.rank == c.root);
   const grComm_t comm = x.comm;
-  p.call = [=](const void* s, void* r) { return grGather(s, r, c.count, c.type, c.root, comm, GR_STREAM_HOST); };
+  const grStream_t stream = x.stream;
+  p.call = [=](const void* s, void* r) { return grGather(s, r, c.count, c.type, c.root, comm, stream); };
   return p;
 }
 
@@ -77,9 +80,10 @@ Plan PlanGatherv(const Case& c, PlanContext& x) {
   const VLayout l = ReversedLayout(c.count, x.nranks, kGap);
   Plan p = GatherInto(c, x, l, /*receives=*/x.rank == c.root);
   const grComm_t comm = x.comm;
+  const grStream_t stream = x.stream;
   const size_t sendcount = l.counts[x.rank];
   p.call = [=](const void* s, void* r) {
-    return grGatherv(s, sendcount, r, l.counts.data(), l.displs.data(), c.type, c.root, comm, GR_STREAM_HOST);
+    return grGatherv(s, sendcount, r, l.counts.data(), l.displs.data(), c.type, c.root, comm, stream);
   };
   return p;
 }

@@ -22,7 +22,8 @@ Plan PlanAllreduce(const Case& c, PlanContext& x) {
     p.recv = {n, {}, {Seg(0, n, Out(c, x))}};
   }
   const grComm_t comm = x.comm;
-  p.call = [=](const void* s, void* r) { return grAllreduce(s, r, n, c.type, c.op, comm, GR_STREAM_HOST); };
+  const grStream_t stream = x.stream;
+  p.call = [=](const void* s, void* r) { return grAllreduce(s, r, n, c.type, c.op, comm, stream); };
   return p;
 }
 
@@ -41,7 +42,8 @@ Plan PlanReduce(const Case& c, PlanContext& x) {
     if (root) p.recv.after = {Seg(0, n, Out(c, x))};
   }
   const grComm_t comm = x.comm;
-  p.call = [=](const void* s, void* r) { return grReduce(s, r, n, c.type, c.op, c.root, comm, GR_STREAM_HOST); };
+  const grStream_t stream = x.stream;
+  p.call = [=](const void* s, void* r) { return grReduce(s, r, n, c.type, c.op, c.root, comm, stream); };
   return p;
 }
 
@@ -64,7 +66,8 @@ Plan PlanReducescatter(const Case& c, PlanContext& x) {
     p.recv = {n, {}, {Seg(0, n, Out(c, x), mine)}};
   }
   const grComm_t comm = x.comm;
-  p.call = [=](const void* s, void* r) { return grReduceScatter(s, r, n, c.type, c.op, comm, GR_STREAM_HOST); };
+  const grStream_t stream = x.stream;
+  p.call = [=](const void* s, void* r) { return grReduceScatter(s, r, n, c.type, c.op, comm, stream); };
   return p;
 }
 

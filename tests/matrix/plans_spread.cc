@@ -23,7 +23,8 @@ Plan PlanBcast(const Case& c, PlanContext& x) {
   p.recv = {n, {}, {Seg(0, n, data)}};
   if (x.rank == c.root) p.recv.before = {Seg(0, n, data)};
   const grComm_t comm = x.comm;
-  p.call = [=](const void*, void* r) { return grBcast(r, n, c.type, c.root, comm, GR_STREAM_HOST); };
+  const grStream_t stream = x.stream;
+  p.call = [=](const void*, void* r) { return grBcast(r, n, c.type, c.root, comm, stream); };
   return p;
 }
 
@@ -41,7 +42,8 @@ Plan PlanBroadcast(const Case& c, PlanContext& x) {
     p.send = {n, {Seg(0, n, mine)}, {Seg(0, n, mine)}};
   }
   const grComm_t comm = x.comm;
-  p.call = [=](const void* s, void* r) { return grBroadcast(s, r, n, c.type, c.root, comm, GR_STREAM_HOST); };
+  const grStream_t stream = x.stream;
+  p.call = [=](const void* s, void* r) { return grBroadcast(s, r, n, c.type, c.root, comm, stream); };
   return p;
 }
 
@@ -79,7 +81,8 @@ Plan PlanScatter(const Case& c, PlanContext& x) {
   l.total = c.count * x.nranks;
   Plan p = ScatterFrom(c, x, l);
   const grComm_t comm = x.comm;
-  p.call = [=](const void* s, void* r) { return grScatter(s, r, c.count, c.type, c.root, comm, GR_STREAM_HOST); };
+  const grStream_t stream = x.stream;
+  p.call = [=](const void* s, void* r) { return grScatter(s, r, c.count, c.type, c.root, comm, stream); };
   return p;
 }
 
@@ -87,9 +90,10 @@ Plan PlanScatterv(const Case& c, PlanContext& x) {
   const VLayout l = ReversedLayout(c.count, x.nranks, kGap);
   Plan p = ScatterFrom(c, x, l);
   const grComm_t comm = x.comm;
+  const grStream_t stream = x.stream;
   const size_t recvcount = l.counts[x.rank];
   p.call = [=](const void* s, void* r) {
-    return grScatterv(s, l.counts.data(), l.displs.data(), r, recvcount, c.type, c.root, comm, GR_STREAM_HOST);
+    return grScatterv(s, l.counts.data(), l.displs.data(), r, recvcount, c.type, c.root, comm, stream);
   };
   return p;
 }

@@ -27,4 +27,13 @@ void Reporter::Skip(const Case& c, const std::string& message) {
   std::fflush(stdout);
 }
 
+void Reporter::Unsupported(const Case& c, const std::string& message) {
+  ++unsupported_;
+  bool& printed = unsupported_printed_[static_cast<int>(c.coll)];
+  if (rank_ != 0 || printed) return;
+  printed = true;
+  std::printf("coll_matrix: %s on device buffers: unsupported: %s\n", CollName(c.coll), message.c_str());
+  std::fflush(stdout);
+}
+
 }  // namespace gpurun::matrix

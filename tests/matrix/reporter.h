@@ -1,7 +1,9 @@
 // Counts and prints what the matrix found on one rank: checks (calls this
 // rank verified), failures (printed with the case, the rank and what was
-// wrong, up to a limit) and skips (calls rejected as expected; the first
-// rejection of each collective is printed as "skipped: <message>").
+// wrong, up to a limit), skips (calls rejected as expected; the first
+// rejection of each collective is printed as "skipped: <message>") and, in
+// device mode, calls answered grUnsupported where that is allowed (the first
+// of each collective printed as "unsupported: <message>").
 #ifndef GPURUN_TESTS_MATRIX_REPORTER_H_
 #define GPURUN_TESTS_MATRIX_REPORTER_H_
 
@@ -23,10 +25,17 @@ class Reporter {
   // A call rejected as expected: printed once per collective (by rank 0)
   // as "coll_matrix: <coll> algo=A proto=P: skipped: <message>".
   void Skip(const Case& c, const std::string& message);
+  // A call on device buffers answered grUnsupported, as it may: printed once
+  // per collective (by rank 0) as
+  // "coll_matrix: <coll> on device buffers: unsupported: <message>".
+  void Unsupported(const Case& c, const std::string& message);
 
   uint64_t checks() const { return checks_; }
   uint64_t failures() const { return failures_; }
   uint64_t skipped() const { return skipped_; }
+  uint64_t unsupported() const { return unsupported_; }
+  // Calls made (each is one of the above).
+  uint64_t calls() const { return checks_ + skipped_ + unsupported_; }
 
  private:
   int rank_;
@@ -34,7 +43,9 @@ class Reporter {
   uint64_t checks_ = 0;
   uint64_t failures_ = 0;
   uint64_t skipped_ = 0;
+  uint64_t unsupported_ = 0;
   std::array<bool, kNumColls> skip_printed_{};
+  std::array<bool, kNumColls> unsupported_printed_{};
 };
 
 }  // namespace gpurun::matrix

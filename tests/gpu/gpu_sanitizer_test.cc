@@ -1,0 +1,60 @@
+// compute-sanitizer over small device-buffer matrix jobs (ctest label gpu):
+//   gpurun -n 2 compute-sanitizer --tool memcheck|racecheck --error-exitcode 3
+//          coll_matrix --device=cuda [--stream] ...
+// (gpurun runs the first non-option word with the rest as its arguments, so
+// every rank is a sanitizer that starts coll_matrix). memcheck finds
+// out-of-bounds and misaligned device accesses and hardware exceptions,
+// racecheck shared-memory hazards in the kernels. Besides the matrix's own
+// checks, each rank's sanitizer must report "ERROR SUMMARY: 0 errors".
+// Skipped, saying why, without a CUDA device or without compute-sanitizer.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "tests/gpu/gpu_env.h"
+
+namespace gpurun::gpu_test {
+namespace {
+
+std::vector<GpuCase> SanitizerCases() {
+  std::vector<GpuCase> cases;
+  // memcheck on both stream modes, sizes through every protocol's range.
+  for (bool stream : {false, true}) {
+    GpuCase g;
+    g.tool = "memcheck";
+    g.stream = stream;
+    g.name = std::string("memcheck_2ranks_") + (stream ? "stream" : "null");
+    g.colls = RequiredColls();
+    g.slice = {"--types=int8,half,float", "--ops=sum,max", "--sizes=1,4099,65541,1048581", "--offsets=4",
+               "--inplace=out,in"};
+    g.limit_s = 600;
+    cases.push_back(g);
+  }
+  // racecheck is slower: fewer sizes and types.
+  GpuCase g;
+  g.tool = "racecheck";
+  g.name = "racecheck_2ranks_null";
+  g.colls = RequiredColls();
+  g.slice = {"--types=float", "--ops=sum", "--sizes=1,4099,65541", "--offsets=4", "--inplace=out,in"};
+  g.limit_s = 600;
+  cases.push_back(g);
+  return cases;
+}
+
+class CollMatrixSanitizer : public GpuMatrixTest {};
+
+TEST_P(CollMatrixSanitizer, NoErrors) {
+  const matrix::MatrixJob job = Job();
+  const std::string out = matrix::RunMatrixJob(job);
+  // memcheck ends with "ERROR SUMMARY: 0 errors", racecheck with
+  // "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
+  const std::regex clean(
+      R"((ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)))");
+  const auto count = std::distance(std::sregex_iterator(out.begin(), out.end(), clean), std::sregex_iterator());
+  EXPECT_EQ(count, job.ranks) << "every rank's compute-sanitizer must report 0 errors\n" << out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Tools, CollMatrixSanitizer, ::testing::ValuesIn(SanitizerCases()), CaseName);
+
+}  // namespace
+}  // namespace gpurun::gpu_test
