@@ -21,6 +21,13 @@ namespace {
 // down to 64 KiB per channel before it reduces channels); to be measured.
 constexpr uint64_t kMinBytesPerChannel = 64 * 1024;
 
+// Each channel's part is cut into chunks small enough for about this many
+// loops (a ring step can only start once the previous rank's slice of the
+// same chunk arrived, so one loop per channel pipelines badly), but not below
+// kMinChunkBytes, where a slice's fixed cost (two barriers, a fence) shows.
+constexpr uint64_t kTargetLoops = 4;
+constexpr uint64_t kMinChunkBytes = 128 * 1024;
+
 }  // namespace
 
 Status CheckGpuOverride(Func func) {
@@ -60,6 +67,12 @@ Status GpuColl::Launch(const CollCall& call, void* stream) {
   in.nchannels = ChannelsFor(call);
   in.buffer_bytes = ring_->buffer_bytes();
   in.max_channels = kMaxDeviceChannels;
+  {
+    const uint64_t part = call.count * static_cast<uint64_t>(ElemSize(call.type)) / static_cast<uint64_t>(in.nchannels);
+    const uint64_t per_loop = call.func == Func::kAllReduce ? static_cast<uint64_t>(in.nranks) : 1;
+    const uint64_t chunk = part / (kTargetLoops * per_loop);
+    in.max_chunk_bytes = chunk < kMinChunkBytes ? kMinChunkBytes : chunk;
+  }
   std::array<WorkDesc, 2 * kMaxDeviceChannels> works;
   GR_ASSIGN_OR_RETURN(const int nworks, PlanCollective(in, works));
   if (nworks == 0) return OkStatus();

@@ -38,6 +38,11 @@ WorkDesc BaseWork(const PlanInput& in, int channel, Range part) {
   w.part_offset = part.offset;
   w.part_count = part.count;
   w.chunk_count = ChunkCount(in.proto, in.buffer_bytes, steps.chunk_steps, elem);
+  if (in.max_chunk_bytes != 0) {
+    const uint64_t grain = GrainBytes(in.proto);
+    const uint64_t cap = Max(grain, in.max_chunk_bytes / grain * grain) / static_cast<uint64_t>(elem);
+    w.chunk_count = Min(w.chunk_count, cap);
+  }
   w.step_elems = StepDataBytes(in.proto, in.buffer_bytes) / static_cast<uint64_t>(elem);
   if (in.func == Func::kAllReduce && in.algo == Algo::kRing) {
     w.loops = RingAllReduceLoops(part.count, in.nranks, w.chunk_count);

@@ -38,7 +38,11 @@ struct PlanInput {
   Protocol proto = Protocol::kSimple;
   int nchannels = 1;
   uint64_t buffer_bytes = 0;        // FIFO size of `proto`'s connectors
-  int max_channels = kMaxChannels;  // the executor's limit (host kMaxChannels, GPU 32)
+  int max_channels = kMaxChannels;  // the executor's limit (host kMaxChannels, GPU kMaxDeviceChannels)
+  // At most this many bytes per chunk (rounded down to the protocol's grain,
+  // at least one grain); 0: the FIFO's chunk. Smaller chunks give a channel
+  // more loops to pipeline when its part is small (the GPU path sets it).
+  uint64_t max_chunk_bytes = 0;
 };
 
 // Whether the host executor has (func, algo): ring for all five functions,

@@ -90,6 +90,26 @@ TEST(Planner, CountZeroGivesNoWork) {
   EXPECT_EQ(*n, 0);
 }
 
+// max_chunk_bytes (the GPU path's cap) shrinks chunks to whole grains, never
+// below one grain, and more loops follow; 0 keeps the FIFO's chunk.
+TEST(Planner, MaxChunkBytesCapsTheChunk) {
+  WorkDesc works[kMaxWorks];
+  PlanInput in = Input(Func::kAllReduce, Algo::kRing, Protocol::kSimple, DataType::kFloat32, 1 << 22, 2, 1);
+  ASSERT_TRUE(PlanCollective(in, works).ok());
+  const uint64_t full = works[0].chunk_count;
+  const uint64_t full_loops = works[0].loops;
+  in.max_chunk_bytes = full + 100;  // a quarter of the chunk (full * 4 bytes), plus part of a grain
+  ASSERT_TRUE(PlanCollective(in, works).ok());
+  EXPECT_EQ(works[0].chunk_count, full / 4);
+  EXPECT_EQ(works[0].loops, full_loops * 4);
+  in.max_chunk_bytes = 1;  // below one grain: one grain
+  ASSERT_TRUE(PlanCollective(in, works).ok());
+  EXPECT_EQ(works[0].chunk_count, GrainBytes(Protocol::kSimple) / 4);
+  in.max_chunk_bytes = full * 4 * 8;  // above the FIFO's chunk: unchanged
+  ASSERT_TRUE(PlanCollective(in, works).ok());
+  EXPECT_EQ(works[0].chunk_count, full);
+}
+
 TEST(Planner, SmallCountsUseTheFirstChannelsOnly) {
   WorkDesc works[kMaxWorks];
   auto n = PlanCollective(Input(Func::kBroadcast, Algo::kRing, Protocol::kLL, DataType::kInt8, 20, 4, 3), works);
