@@ -14,29 +14,22 @@ namespace gpurun {
 namespace {
 
 // Runs a checked call where its buffers are: the GPU executor for device
-// memory, the host executor for host memory (buffer_place.h).
+// memory, the host executor for host memory (buffer_place.h). The checks
+// leave a reduce's recv null off the root, where it is unused.
 Status RunPlaced(grComm& comm, const coll::CollCall& call, grStream_t stream) {
-  // A reduce's receive buffer matters at the root only.
-  const void* recv = call.func == coll::Func::kReduce && call.root != comm.rank ? nullptr : call.recv;
-  GR_ASSIGN_OR_RETURN(const Placement place, PlaceCollective(call.send, recv, stream));
+  GR_ASSIGN_OR_RETURN(const Placement place, PlaceCollective(call.send, call.recv, stream));
   if (place.device) return RunGpuColl(comm, call, place.ordinal, stream);
   return RunHostColl(comm, call);
 }
 
 // Checks the communicator, then the arguments with `check(comm)` (a
 // StatusOr<coll::CollCall>), then where the buffers are, and runs the call.
+// RunCollective's own stream check is for host-only calls: here the stream
+// is checked with the buffers (PlaceCollective), so it gets the host stream.
 template <typename Check>
 grResult_t RunChecked(const char* what, grComm_t comm, grStream_t stream, Check&& check) {
-  StatusOr<grComm*> live = CheckComm(comm);
-  if (!live.ok()) [[unlikely]]
-    return ToResult(Named(live.status(), what));
-  StatusOr<coll::CollCall> call = check(static_cast<const grComm&>(**live));
-  if (!call.ok()) [[unlikely]]
-    return ToResult(Named(call.status(), what));
-  const Status status = RunPlaced(**live, *call, stream);
-  if (status.ok()) [[likely]]
-    return ToResult(status);
-  return ToResult(Named(status, what));
+  return RunCollective(what, comm, GR_STREAM_HOST, check,
+                       [stream](grComm& c, const coll::CollCall& call) { return RunPlaced(c, call, stream); });
 }
 
 // The same, hot path first: a live communicator, the host stream, a process

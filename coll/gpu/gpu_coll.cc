@@ -6,7 +6,6 @@
 
 #include <cstring>
 
-#include "coll/tuner/override.h"
 #include "p2p/cuda_ipc/cuda_status.h"
 #include "runtime/base/log.h"
 #include "runtime/base/param_table.h"
@@ -37,6 +36,7 @@ StatusOr<std::unique_ptr<GpuColl>> GpuColl::Create(CommLink& link, int device, c
 }
 
 Status GpuColl::Init() {
+  GR_ASSIGN_OR_RETURN(override_, LoadCollOverride());
   GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
   void* host = nullptr;
   GR_CUDA_RETURN_IF_ERROR(cudaHostAlloc(&host, sizeof(DevError) + 64, cudaHostAllocMapped));
@@ -78,7 +78,7 @@ Status GpuColl::CheckBroken() const {
 }
 
 Status GpuColl::Run(const CollCall& call, void* stream) {
-  GR_RETURN_IF_ERROR(CheckGpuOverride(call.func));
+  GR_RETURN_IF_ERROR(CheckOverride(call.func));
   GR_RETURN_IF_ERROR(CheckBroken());
   GR_RETURN_IF_ERROR(CheckDeviceError());
   GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
@@ -88,7 +88,7 @@ Status GpuColl::Run(const CollCall& call, void* stream) {
     GR_RETURN_IF_ERROR(Launch(call, stream));
   }
   if (stream != nullptr) return OkStatus();
-  return WaitDone(call);
+  return WaitDone();
 }
 
 // One rank (or nothing to move): the result is the input.

@@ -30,6 +30,7 @@
 #include "coll/gpu/ring_connectors.h"
 #include "coll/host/comm_link.h"
 #include "coll/host/host_coll.h"
+#include "coll/tuner/override.h"
 #include "coll/wire_format.h"
 #include "runtime/base/status.h"
 
@@ -55,11 +56,6 @@ struct GpuCollOptions {
 // The options from the parameter registry (GPURUN_GPU_*, GPURUN_TIMEOUT).
 StatusOr<GpuCollOptions> LoadGpuCollOptions();
 
-// InvalidUsage when GPURUN_ALGO / GPURUN_PROTO exclude ring/Simple, the only
-// pair the GPU path has, for `func` (checked first by every call, also with
-// one rank or count 0, as the host executor does).
-Status CheckGpuOverride(Func func);
-
 class GpuColl {
  public:
   // Not collective. `device`: the CUDA ordinal every call's buffers are on.
@@ -76,16 +72,21 @@ class GpuColl {
  private:
   GpuColl(CommLink& link, int device, const GpuCollOptions& options) : link_(link), device_(device), opt_(options) {}
   Status Init();
+  // InvalidUsage when GPURUN_ALGO / GPURUN_PROTO exclude ring/Simple, the
+  // only pair the GPU path has, for `func` (checked first by every call, also
+  // with one rank or count 0, as the host executor does).
+  Status CheckOverride(Func func) const;
   Status CheckBroken() const;
   Status CheckDeviceError();
   Status RunSingle(const CollCall& call, void* stream);
   Status Launch(const CollCall& call, void* stream);
-  Status WaitDone(const CollCall& call);
+  Status WaitDone();
   int ChannelsFor(const CollCall& call) const;
 
   CommLink& link_;
   int device_;
   GpuCollOptions opt_;
+  CollOverride override_;  // GPURUN_ALGO / GPURUN_PROTO, read when made (as HostColl)
   std::unique_ptr<RingConnectors> ring_;
   DevError* error_ = nullptr;   // host-mapped
   uint32_t* abort_ = nullptr;   // host-mapped

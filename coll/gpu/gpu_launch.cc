@@ -7,8 +7,8 @@
 
 #include "coll/device/kernel_table.h"
 #include "coll/gpu/gpu_coll.h"
+#include "coll/int_math.h"
 #include "coll/planner/planner.h"
-#include "coll/tuner/override.h"
 #include "p2p/cuda_ipc/cuda_status.h"
 #include "runtime/base/log.h"
 
@@ -30,10 +30,9 @@ constexpr uint64_t kMinChunkBytes = 128 * 1024;
 
 }  // namespace
 
-Status CheckGpuOverride(Func func) {
-  static const StatusOr<CollOverride> loaded = LoadCollOverride();
-  if (!loaded.ok()) return loaded.status();
-  if (loaded->Allowed(func, Algo::kRing, Protocol::kSimple)) return OkStatus();
+Status GpuColl::CheckOverride(Func func) const {
+  if (override_.Allowed(func, Algo::kRing, Protocol::kSimple)) [[likely]]
+    return OkStatus();
   return InvalidUsage(std::string("GPURUN_ALGO / GPURUN_PROTO exclude ring/simple for ") + FuncName(func) +
                       ", the only algorithm and protocol of the GPU path so far");
 }
@@ -41,8 +40,8 @@ Status CheckGpuOverride(Func func) {
 int GpuColl::ChannelsFor(const CollCall& call) const {
   uint64_t bytes = call.count * static_cast<uint64_t>(ElemSize(call.type));
   if (call.func == Func::kAllGather || call.func == Func::kReduceScatter) bytes *= static_cast<uint64_t>(link_.size());
-  const uint64_t want = (bytes + kMinBytesPerChannel - 1) / kMinBytesPerChannel;
-  return static_cast<int>(want < 1 ? 1 : (want > static_cast<uint64_t>(opt_.max_channels) ? opt_.max_channels : want));
+  const uint64_t want = Max<uint64_t>(1, DivUp(bytes, kMinBytesPerChannel));
+  return static_cast<int>(Min(want, static_cast<uint64_t>(opt_.max_channels)));
 }
 
 Status GpuColl::Launch(const CollCall& call, void* stream) {
@@ -71,7 +70,7 @@ Status GpuColl::Launch(const CollCall& call, void* stream) {
     const uint64_t part = call.count * static_cast<uint64_t>(ElemSize(call.type)) / static_cast<uint64_t>(in.nchannels);
     const uint64_t per_loop = call.func == Func::kAllReduce ? static_cast<uint64_t>(in.nranks) : 1;
     const uint64_t chunk = part / (kTargetLoops * per_loop);
-    in.max_chunk_bytes = chunk < kMinChunkBytes ? kMinChunkBytes : chunk;
+    in.max_chunk_bytes = Max(chunk, kMinChunkBytes);
   }
   std::array<WorkDesc, 2 * kMaxDeviceChannels> works;
   GR_ASSIGN_OR_RETURN(const int nworks, PlanCollective(in, works));

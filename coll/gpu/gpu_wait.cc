@@ -47,8 +47,7 @@ Status GpuColl::CheckDeviceError() {
   return status;
 }
 
-Status GpuColl::WaitDone(const CollCall& call) {
-  (void)call;
+Status GpuColl::WaitDone() {
   auto event = static_cast<cudaEvent_t>(done_event_);
   GR_CUDA_RETURN_IF_ERROR(cudaEventRecord(event, nullptr));
   const int n = link_.size();

@@ -25,7 +25,7 @@ StatusOr<std::unique_ptr<IpcBuffer>> IpcBuffer::Allocate(int device, size_t byte
   IpcHandle handle;
   static_assert(sizeof(h) == sizeof(handle));
   std::memcpy(handle.data(), &h, sizeof(h));
-  return std::unique_ptr<IpcBuffer>(new IpcBuffer(device, data, bytes, handle));
+  return std::unique_ptr<IpcBuffer>(new IpcBuffer(device, data, handle));
 }
 
 IpcBuffer::~IpcBuffer() {

@@ -28,15 +28,12 @@ class IpcBuffer {
   IpcBuffer& operator=(const IpcBuffer&) = delete;
 
   void* data() const { return data_; }
-  size_t bytes() const { return bytes_; }
   const IpcHandle& handle() const { return handle_; }
 
  private:
-  IpcBuffer(int device, void* data, size_t bytes, const IpcHandle& handle)
-      : device_(device), data_(data), bytes_(bytes), handle_(handle) {}
+  IpcBuffer(int device, void* data, const IpcHandle& handle) : device_(device), data_(data), handle_(handle) {}
   int device_;
   void* data_;
-  size_t bytes_;
   IpcHandle handle_;
 };
 

@@ -7,9 +7,6 @@
 #include <cuda.h>
 #include <dlfcn.h>
 
-#include <cstdint>
-#include <mutex>
-
 namespace gpurun::cuda {
 namespace {
 

@@ -5,31 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <functional>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "tests/unit/bench/text_capture.h"
+
 namespace {
 
-std::string Capture(const std::function<void(std::FILE*)>& print) {
-  char* text = nullptr;
-  size_t size = 0;
-  std::FILE* f = open_memstream(&text, &size);
-  print(f);
-  std::fclose(f);
-  std::string s(text, size);
-  std::free(text);
-  return s;
-}
-
-std::vector<std::string> Words(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
-  return words;
-}
+using gpurun::bench_test::Capture;
+using gpurun::bench_test::Words;
 
 Row SampleRow() {
   Row row;
