@@ -89,36 +89,42 @@ Status Engine::RemoveContext(uint32_t context) {
 StatusOr<Request*> Engine::Isend(const SendArgs& args) {
   Lock lock(mu_);
   if (!SendValid(args)) return SendError(args);
-  return IsendLocked(args);
+  StatusOr<Request*> r = IsendLocked(args, IsDeviceData(args.data, args.bytes));
+  if (!fins_out_.empty()) FlushFins();
+  return r;
 }
 
 StatusOr<Request*> Engine::Irecv(const RecvArgs& args) {
   Lock lock(mu_);
   if (!RecvValid(args)) return RecvError(args);
-  return IrecvLocked(args);
+  StatusOr<Request*> r = IrecvLocked(args, IsDeviceData(args.data, args.capacity));
+  if (!fins_out_.empty()) FlushFins();
+  return r;
 }
 
 Status Engine::Send(const SendArgs& args) {
   Lock lock(mu_);
   if (!SendValid(args)) return SendError(args);
-  if (failed_.empty() || !failed_.contains(args.dest_world)) {
-    const MatchHeader header{args.context, args.source, args.tag, args.bytes};
+  const bool device = IsDeviceData(args.data, args.bytes);
+  if (!device && (failed_.empty() || !failed_.contains(args.dest_world))) {
+    const MatchHeader header{args.context, args.source, args.tag, 0, args.bytes};
     if (WireOf(args.dest_world)->TrySend(args.dest_world, header, args.data)) return OkStatus();
   }
-  GR_ASSIGN_OR_RETURN(Request * r, IsendLocked(args));
+  GR_ASSIGN_OR_RETURN(Request * r, IsendLocked(args, device));
   return WaitLocked(lock, r, nullptr);
 }
 
 Status Engine::Recv(const RecvArgs& args, grStatus_t* status) {
   Lock lock(mu_);
   if (!RecvValid(args)) return RecvError(args);
-  if (TryReceiveArrived(ContextOf(args.context), args, status)) return OkStatus();
-  GR_ASSIGN_OR_RETURN(Request * r, IrecvLocked(args));
+  const bool device = IsDeviceData(args.data, args.capacity);
+  if (!device && TryReceiveArrived(ContextOf(args.context), args, status)) return OkStatus();
+  GR_ASSIGN_OR_RETURN(Request * r, IrecvLocked(args, device));
   return WaitLocked(lock, r, status);
 }
 
-// Arguments checked by the caller.
-StatusOr<Request*> Engine::IsendLocked(const SendArgs& args) {
+// Arguments checked by the caller; `device`: args.data is GPU memory.
+StatusOr<Request*> Engine::IsendLocked(const SendArgs& args, bool device) {
   Request* r = NewRequest();
   r->kind = RequestKind::kSend;
   r->what = args.what;
@@ -134,7 +140,8 @@ StatusOr<Request*> Engine::IsendLocked(const SendArgs& args) {
       return r;
     }
   }
-  const MatchHeader header{args.context, args.source, args.tag, args.bytes};
+  if (device) return IsendDeviceLocked(r, args);
+  const MatchHeader header{args.context, args.source, args.tag, 0, args.bytes};
   Wire* wire = WireOf(args.dest_world);
   if (wire->TrySend(args.dest_world, header, args.data)) {
     r->CompleteOk();
@@ -153,8 +160,8 @@ StatusOr<Request*> Engine::IsendLocked(const SendArgs& args) {
   return r;
 }
 
-// Arguments checked by the caller.
-StatusOr<Request*> Engine::IrecvLocked(const RecvArgs& args) {
+// Arguments checked by the caller; `device`: args.data is GPU memory.
+StatusOr<Request*> Engine::IrecvLocked(const RecvArgs& args, bool device) {
   Request* r = NewRequest();
   r->kind = RequestKind::kRecv;
   r->what = args.what;
@@ -165,6 +172,7 @@ StatusOr<Request*> Engine::IrecvLocked(const RecvArgs& args) {
   r->data = args.data;
   r->bytes = args.capacity;
   r->type_size = args.type_size;
+  r->device = device;
   r->status = EmptyStatus();
   ContextState& state = ContextOf(args.context);
   if (state.queue.unexpected_count() > 0) {
@@ -197,6 +205,7 @@ const char* Engine::WireFor(int world_peer) const {
 
 void Engine::Release(Request* request) {
   request->released = true;
+  if (request->device_send_id != 0) device_sends_.erase(request->device_send_id);
   if (request->posted) {
     ContextOf(request->context).queue.Unpost(request);
     request->posted = false;

@@ -22,6 +22,13 @@
 // it that no already-arrived message satisfies, and GR_ANY_SOURCE receives and
 // probes on contexts that include it.
 //
+// Device memory (GPU buffers of processes on one host): with a DeviceTransfer
+// installed (SetDeviceTransfer), each send and receive buffer is classified,
+// and device sends go through the rendezvous of device_transfer.h; any mix of
+// host and device buffers on the two sides works. A device send to a peer
+// that only the ucx wire reaches is Unsupported. Without one, every buffer is
+// host memory.
+//
 // Thread safety: every public method may be called from any thread; the engine
 // serialises them with one lock, released between the polls of a blocking
 // call. Wires call the WireSink methods and completions only from inside
@@ -42,6 +49,7 @@
 #include <vector>
 
 #include "gpurun/gpurun.h"
+#include "p2p/device_transfer.h"
 #include "p2p/fast_mutex.h"
 #include "p2p/match_queue.h"
 #include "p2p/peer_monitor.h"
@@ -94,6 +102,10 @@ class Engine : public WireSink {
   ~Engine() override;
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
+
+  // Installs the device-memory mover (before any traffic; CUDA builds in a
+  // process with the CUDA driver).
+  void SetDeviceTransfer(std::unique_ptr<DeviceTransfer> transfer);
 
   // Declares a communicator context and its members (world ranks, indexed by
   // communicator rank) so that a member's death fails receives on it. Messages
@@ -177,10 +189,12 @@ class Engine : public WireSink {
 
   using Lock = std::unique_lock<FastMutex>;
 
+  class DevicePayload;  // a matched DeviceRts, pulled by Fetch (engine_device.cc)
+
   // Everything below runs with mu_ held.
   // engine.cc
-  StatusOr<Request*> IsendLocked(const SendArgs& args);
-  StatusOr<Request*> IrecvLocked(const RecvArgs& args);
+  StatusOr<Request*> IsendLocked(const SendArgs& args, bool device);
+  StatusOr<Request*> IrecvLocked(const RecvArgs& args, bool device);
   Request* NewRequest() { return pool_.Acquire(); }
   void Release(Request* request);
   void ReapLocked();
@@ -211,6 +225,18 @@ class Engine : public WireSink {
   void StartFetch(Request* request, const MatchHeader& header, std::unique_ptr<PendingPayload> payload);
   void OnSendDone(Request* request, const Status& result);
   void OnFetchDone(Request* request, const Status& result);
+  // engine_device.cc
+  // Whether `bytes` at `data` are GPU memory (false without a DeviceTransfer).
+  bool IsDeviceData(const void* data, size_t bytes) const {
+    return device_ != nullptr && bytes > 0 && device_->IsDevice(data);
+  }
+  StatusOr<Request*> IsendDeviceLocked(Request* r, const SendArgs& args);
+  void OnFlagged(int world_source, const MatchHeader& header, std::span<const std::byte> payload);
+  void OnDeviceFin(int world_source, const DeviceFin& fin);
+  // Stores `n` bytes of a host payload into r->data (device memory when r->device).
+  Status StoreInto(Request* r, const void* src, size_t n);
+  void QueueFin(int world_peer, uint64_t send_id, grResult_t result);
+  void FlushFins();
   // engine_fail.cc
   void FailPeerLocked(int world_peer, const Status& why);
   Status DeadSourceError(const ContextState& context, int source, int source_world) const;
@@ -237,6 +263,15 @@ class Engine : public WireSink {
   uint32_t last_context_id_ = 0;
   std::vector<Request*> reap_;              // released, wire no longer busy: free at the next chance
   std::unordered_map<int, Status> failed_;  // world rank → why it failed
+  // Device memory (engine_device.cc).
+  std::unique_ptr<DeviceTransfer> device_;
+  uint64_t next_device_send_ = 1;
+  std::unordered_map<uint64_t, Request*> device_sends_;  // send id → send waiting for its DeviceFin
+  struct FinOut {
+    int world_peer;
+    DeviceFin fin;
+  };
+  std::vector<FinOut> fins_out_;  // DeviceFins to send once no wire callback is running
 };
 
 }  // namespace gpurun::p2p

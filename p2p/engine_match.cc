@@ -11,6 +11,10 @@
 namespace gpurun::p2p {
 
 void Engine::OnEager(int world_source, const MatchHeader& header, std::span<const std::byte> payload) {
+  if (header.flags != 0) {
+    OnFlagged(world_source, header, payload);
+    return;
+  }
   MatchHeader h = header;
   if (h.bytes != payload.size()) {
     GR_LOG(Warn, P2p) << "wire delivered " << payload.size() << " bytes for a message of " << h.bytes
@@ -22,7 +26,10 @@ void Engine::OnEager(int world_source, const MatchHeader& header, std::span<cons
     r->posted = false;
     r->matched_world = world_source;
     const size_t n = std::min<size_t>(h.bytes, r->bytes);
-    if (n > 0) std::memcpy(r->data, payload.data(), n);
+    if (Status stored = StoreInto(r, payload.data(), n); !stored.ok()) {
+      r->Complete(stored);
+      return;
+    }
     r->CompleteReceive(h, n);
     return;
   }
@@ -34,6 +41,13 @@ void Engine::OnEager(int world_source, const MatchHeader& header, std::span<cons
 }
 
 void Engine::OnPending(int world_source, const MatchHeader& header, std::unique_ptr<PendingPayload> payload) {
+  if (header.flags != 0 && !payload->FetchesIntoDevice()) {
+    // Flagged messages come eagerly (Wire::CarriesDeviceRendezvous); dropping
+    // the payload releases the sender with an error.
+    GR_LOG(Warn, P2p) << "dropping a flagged message (flags " << header.flags << ") from world rank " << world_source
+                      << " that its wire delivered as a rendezvous";
+    return;
+  }
   ContextState& state = ContextOf(header.context);
   if (Request* r = state.queue.TakePosted(header)) {
     r->posted = false;
@@ -71,7 +85,10 @@ void Engine::Consume(Request* r, Unexpected message) {
     return;
   }
   const size_t n = std::min<size_t>(message.header.bytes, r->bytes);
-  if (n > 0) std::memcpy(r->data, message.data.data(), n);
+  if (Status stored = StoreInto(r, message.data.data(), n); !stored.ok()) {
+    r->Complete(stored);
+    return;
+  }
   r->CompleteReceive(message.header, n);
 }
 
@@ -79,18 +96,29 @@ void Engine::StartFetch(Request* r, const MatchHeader& header, std::unique_ptr<P
   r->matched = header;
   r->payload = std::move(payload);
   r->wire_busy = true;
+  const size_t n = std::min<size_t>(header.bytes, r->bytes);
+  void* dst = r->data;
+  if (r->device && n > 0 && !r->payload->FetchesIntoDevice()) {
+    r->staging.reset(new std::byte[n]);  // uninitialised: the fetch writes all of it
+    dst = r->staging.get();
+  }
   // Two pointers: the completion fits std::function's inline storage.
-  r->payload->Fetch(r->data, std::min<size_t>(header.bytes, r->bytes),
-                    [this, r](const Status& result) { OnFetchDone(r, result); });
+  r->payload->Fetch(dst, n, [this, r](const Status& result) { OnFetchDone(r, result); });
 }
 
 void Engine::OnFetchDone(Request* r, const Status& result) {
   r->wire_busy = false;
+  Status stored = result;
+  if (r->staging != nullptr) {
+    if (stored.ok() && !r->complete)
+      stored = StoreInto(r, r->staging.get(), std::min<size_t>(r->matched.bytes, r->bytes));
+    r->staging.reset();
+  }
   if (!r->complete) {
-    if (result.ok()) {
+    if (stored.ok()) {
       r->CompleteReceive(r->matched, std::min<size_t>(r->matched.bytes, r->bytes));
     } else {
-      r->Complete(result);
+      r->Complete(stored);
     }
   }
   if (r->released) reap_.push_back(r);
@@ -98,7 +126,8 @@ void Engine::OnFetchDone(Request* r, const Status& result) {
 
 void Engine::OnSendDone(Request* r, const Status& result) {
   r->wire_busy = false;
-  if (!r->complete) r->Complete(result);
+  // A device send completes when its DeviceFin comes (engine_device.cc).
+  if (!r->complete && (r->device_send_id == 0 || !result.ok())) r->Complete(result);
   if (r->released) reap_.push_back(r);
 }
 

@@ -45,6 +45,7 @@ StatusOr<int> Engine::ProgressLocked() {
     if (!handled.ok()) return handled.status().WithContext(std::string(wire->name()) + " wire");
     events += *handled;
   }
+  if (!fins_out_.empty()) FlushFins();
   if (!reap_.empty()) ReapLocked();
   return events;
 }

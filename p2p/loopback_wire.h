@@ -14,6 +14,7 @@ class LoopbackWire final : public Wire {
   explicit LoopbackWire(int world_rank) : world_rank_(world_rank) {}
 
   const char* name() const override { return "self"; }
+  bool CarriesDeviceRendezvous() const override { return true; }
   bool Reaches(int world_peer) const override { return world_peer == world_rank_; }
   Status Send(int world_peer, const MatchHeader& header, const void* data, Completion done) override;
   bool TrySend(int world_peer, const MatchHeader& header, const void* data) override;

@@ -17,12 +17,20 @@ inline constexpr uint32_t kMaxContext = (1u << 16) - 1;
 // Largest communicator size: ranks travel in 20 bits on the UCX wire.
 inline constexpr int32_t kMaxRanks = 1 << 20;
 
+// MatchHeader::flags: what the payload is, when it is not the message itself.
+// Only the engine sets them; wires carry them untouched (shm, loopback) or
+// refuse a header that has them (ucx, whose tag layout has no room).
+inline constexpr uint32_t kFlagDeviceRts = 1u << 0;  // a DeviceRts (device_transfer.h): the data is GPU memory
+inline constexpr uint32_t kFlagDeviceFin = 1u << 1;  // a DeviceFin: the receiver has pulled a DeviceRts's data
+
 struct MatchHeader {
   uint32_t context = 0;  // communicator matching context, <= kMaxContext
   int32_t source = 0;    // sender's rank in that communicator
   int32_t tag = 0;       // 0..kMaxTag
+  uint32_t flags = 0;    // kFlag*; 0 for an ordinary message
   uint64_t bytes = 0;    // payload size
 };
+static_assert(sizeof(MatchHeader) == 24);
 
 }  // namespace gpurun::p2p
 

@@ -36,6 +36,9 @@ void Request::Reset() {
   type_size = 1;
   posted = complete = wire_busy = released = false;
   matched_world = -1;
+  device = false;
+  device_send_id = 0;
+  staging.reset();
   if (!error.ok()) error = OkStatus();
   status = grStatus_t{GR_ANY_SOURCE, GR_ANY_TAG, grSuccess, 0, 0};
   payload.reset();

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "gpurun/gpurun.h"
+#include "p2p/device_transfer.h"
 #include "p2p/match_header.h"
 #include "p2p/wire.h"
 #include "runtime/base/status.h"
@@ -42,6 +43,7 @@ class Request {
   bool complete = false;   // error and status are final
   bool wire_busy = false;  // a wire holds `data` and will call back
   bool released = false;   // the user gave it up; delete when !wire_busy
+  bool device = false;     // `data` is GPU memory (device_transfer.h)
   int matched_world = -1;  // receive: world rank of the matched message's sender
   MatchHeader matched;     // receive: the matched message's envelope, while its payload is fetched
 
@@ -50,6 +52,12 @@ class Request {
   // The rendezvous handle of the matched message, kept until the request is
   // deleted (the wire may still reference it after calling back).
   std::unique_ptr<PendingPayload> payload;
+  // Device send: the DeviceRts the wire carries, and its id (non-zero while
+  // the send waits for the receiver's DeviceFin). Device receive of a host
+  // payload that the wire fetches later: the host bytes, copied in when done.
+  DeviceRts rts;
+  uint64_t device_send_id = 0;
+  std::unique_ptr<std::byte[]> staging;
 
   // Bookkeeping of the pool (request_pool.h) and the posted queue (match_queue.h).
   bool in_use = false;            // handed out by the pool, not freed yet

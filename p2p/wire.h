@@ -35,6 +35,10 @@ class PendingPayload {
   // when the receive buffer is too small: the rest is discarded, never written)
   // into `dst`, then calls `done` from this call or a later Progress().
   virtual void Fetch(void* dst, size_t bytes, Completion done) = 0;
+  // Whether Fetch may write GPU memory (a device rendezvous); wires' payloads
+  // write host memory only, so the engine stages a device receive through host
+  // memory for them.
+  virtual bool FetchesIntoDevice() const { return false; }
 };
 
 // Where a wire delivers what arrives. Implemented by the engine.
@@ -61,6 +65,11 @@ class Wire {
   void set_sink(WireSink* sink) { sink_ = sink; }
   // "shm", "ucx".
   virtual const char* name() const = 0;
+  // Whether this wire connects processes of one host and delivers the
+  // engine's flagged messages (MatchHeader::flags, at most 128 bytes) through
+  // WireSink::OnEager, so the device-memory rendezvous can run over it
+  // (device_transfer.h). ucx: no (its tag layout has no room for flags).
+  virtual bool CarriesDeviceRendezvous() const { return false; }
   // Whether this wire has a connection to `world_peer`.
   virtual bool Reaches(int world_peer) const = 0;
   // Starts sending `header.bytes` bytes from `data` to `world_peer`. `done`

@@ -1,6 +1,6 @@
 // C API: the collectives that run over point-to-point messages (gpurun.h):
-// alltoall(v), allgatherv, gather(v), scatter(v). Same shape as api_coll.cc;
-// the schedules are in coll_p2p.h.
+// alltoall(v), allgatherv, gather(v), scatter(v), on host or device buffers.
+// Same shape as api_coll.cc; the schedules are in coll_p2p.h.
 #include "gpurun/gpurun.h"
 #include "runtime/api_coll_run.h"
 #include "runtime/buffer_place.h"
@@ -12,13 +12,15 @@ namespace {
 
 using Comm = const grComm&;
 
-// run(link, call, what) for a call checked by check(comm), on host buffers
-// only (these collectives have no GPU path yet).
+// run(link, call, what) for a call checked by check(comm). The buffers may be
+// host or device memory in any mix (the engine moves each message as its two
+// buffers need); a stream needs them on a GPU and is waited for first
+// (buffer_place.h), so the call completes on return either way.
 template <typename Check, typename Run>
 grResult_t RunP2p(const char* what, std::initializer_list<const void*> buffers, grComm_t comm, grStream_t stream,
                   Check&& check, Run run) {
-  return gpurun::RunCollective(what, comm, stream, check, [&](grComm& c, const auto& call) -> gpurun::Status {
-    GR_RETURN_IF_ERROR(gpurun::RequireHostBuffers(buffers, what));
+  return gpurun::RunCollective(what, comm, GR_STREAM_HOST, check, [&](grComm& c, const auto& call) -> gpurun::Status {
+    GR_RETURN_IF_ERROR(gpurun::OrderAfterStream(buffers, {"sendbuf", "recvbuf"}, stream));
     return run(gpurun::CollOf(c).link(), call, what);
   });
 }

@@ -32,18 +32,16 @@ struct Started {
 StatusOr<Started<p2p::SendArgs>> CheckSend(const void* buf, size_t count, grDataType_t type, int dest, int tag,
                                            grComm_t comm, grStream_t stream, const char* what) {
   GR_ASSIGN_OR_RETURN(grComm * c, CheckComm(comm));
-  GR_RETURN_IF_ERROR(CheckHostStream(stream));
   GR_ASSIGN_OR_RETURN(p2p::SendArgs args, MakeSendArgs(*c, buf, count, type, dest, tag, what));
-  GR_RETURN_IF_ERROR(RequireHostBuffers({buf}, "point-to-point"));
+  GR_RETURN_IF_ERROR(OrderAfterStream({buf}, {"the send buffer"}, stream));
   return Started<p2p::SendArgs>{&c->context->engine(), args};
 }
 
 StatusOr<Started<p2p::RecvArgs>> CheckRecv(void* buf, size_t count, grDataType_t type, int source, int tag,
                                            grComm_t comm, grStream_t stream, const char* what) {
   GR_ASSIGN_OR_RETURN(grComm * c, CheckComm(comm));
-  GR_RETURN_IF_ERROR(CheckHostStream(stream));
   GR_ASSIGN_OR_RETURN(p2p::RecvArgs args, MakeRecvArgs(*c, buf, count, type, source, tag, what));
-  GR_RETURN_IF_ERROR(RequireHostBuffers({buf}, "point-to-point"));
+  GR_RETURN_IF_ERROR(OrderAfterStream({buf}, {"the receive buffer"}, stream));
   return Started<p2p::RecvArgs>{&c->context->engine(), args};
 }
 
@@ -53,7 +51,7 @@ StatusOr<Started<p2p::RecvArgs>> CheckRecv(void* buf, size_t count, grDataType_t
 p2p::Engine* SendArgsOf(const void* buf, size_t count, grDataType_t type, int dest, int tag, grComm_t comm,
                         grStream_t stream, const char* what, p2p::SendArgs* args, Status* error) {
   Context* ctx = CurrentContext();
-  if (ctx != nullptr && comm != nullptr && stream == GR_STREAM_HOST && !DeviceMemoryPossible() && ctx->IsLive(comm) &&
+  if (ctx != nullptr && comm != nullptr && stream == GR_STREAM_HOST && ctx->IsLive(comm) &&
       QuickSendArgs(*comm, buf, count, type, dest, tag, what, args)) {
     return &ctx->engine();
   }
@@ -69,7 +67,7 @@ p2p::Engine* SendArgsOf(const void* buf, size_t count, grDataType_t type, int de
 p2p::Engine* RecvArgsOf(void* buf, size_t count, grDataType_t type, int source, int tag, grComm_t comm,
                         grStream_t stream, const char* what, p2p::RecvArgs* args, Status* error) {
   Context* ctx = CurrentContext();
-  if (ctx != nullptr && comm != nullptr && stream == GR_STREAM_HOST && !DeviceMemoryPossible() && ctx->IsLive(comm) &&
+  if (ctx != nullptr && comm != nullptr && stream == GR_STREAM_HOST && ctx->IsLive(comm) &&
       QuickRecvArgs(*comm, buf, count, type, source, tag, what, args)) {
     return &ctx->engine();
   }

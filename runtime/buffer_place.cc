@@ -1,10 +1,14 @@
 // Buffer placement (buffer_place.h).
 #include "runtime/buffer_place.h"
 
+#include <cstring>
 #include <string>
 
 #include "runtime/coll_args.h"
 #if GPURUN_HAVE_GPU_COLL
+#include <cuda_runtime.h>
+
+#include "p2p/cuda_ipc/cuda_status.h"
 #include "p2p/cuda_ipc/pointer_kind.h"
 #endif
 
@@ -46,6 +50,42 @@ StatusOr<Placement> PlaceCollective(const void* send, const void* recv, grStream
 #endif
   GR_RETURN_IF_ERROR(CheckCollStream(stream));
   return Placement{};
+}
+
+Status OrderAfterStream(std::initializer_list<const void*> buffers, std::initializer_list<const char*> names,
+                        grStream_t stream) {
+  if (stream == GR_STREAM_HOST) return OkStatus();
+#if GPURUN_HAVE_GPU_COLL
+  if (DeviceMemoryPossible()) {
+    auto name = names.begin();
+    for (const void* b : buffers) {
+      const char* what = name != names.end() ? *name++ : "a buffer";
+      if (b != nullptr && !cuda::KindOf(b).device) {
+        return Unsupported(std::string("a stream orders device work, but ") + what +
+                           " is host memory; pass GR_STREAM_HOST for host buffers");
+      }
+    }
+    GR_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)));
+    return OkStatus();
+  }
+#else
+  (void)buffers;
+#endif
+  return Unsupported(std::string("a stream orders device work, but ") +
+                     (names.size() > 0 ? *names.begin() : "a buffer") +
+                     " is host memory (this process has no CUDA driver); pass GR_STREAM_HOST for host buffers");
+}
+
+Status CopyBytes(void* dst, const void* src, size_t bytes) {
+  if (bytes == 0) return OkStatus();
+#if GPURUN_HAVE_GPU_COLL
+  if (DeviceMemoryPossible() && (cuda::KindOf(dst).device || cuda::KindOf(src).device)) {
+    GR_CUDA_RETURN_IF_ERROR(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
+    return OkStatus();
+  }
+#endif
+  std::memcpy(dst, src, bytes);
+  return OkStatus();
 }
 
 Status RequireHostBuffers(std::initializer_list<const void*> buffers, const char* what) {

@@ -7,6 +7,7 @@
 #ifndef GPURUN_RUNTIME_BUFFER_PLACE_H_
 #define GPURUN_RUNTIME_BUFFER_PLACE_H_
 
+#include <cstddef>
 #include <initializer_list>
 
 #include "gpurun/gpurun.h"
@@ -27,6 +28,18 @@ bool DeviceMemoryPossible();
 // GPUs, are InvalidArgument; a non-null stream with host buffers is
 // Unsupported (streams order device work).
 StatusOr<Placement> PlaceCollective(const void* send, const void* recv, grStream_t stream);
+
+// Orders a point-to-point call (or one of the collectives built on it) after
+// `stream`: GR_STREAM_HOST needs nothing; a real stream needs every non-null
+// buffer to be device memory (else Unsupported naming `names[i]`) and waits
+// for the work queued on the stream, so the call then runs as with
+// GR_STREAM_HOST and completes on return (grIsend/grIrecv: at grWait).
+Status OrderAfterStream(std::initializer_list<const void*> buffers, std::initializer_list<const char*> names,
+                        grStream_t stream);
+
+// Copies `bytes` between two buffers of this process, host or device memory
+// in any mix; complete on return.
+Status CopyBytes(void* dst, const void* src, size_t bytes);
 
 // For calls the GPU path does not serve yet: Unsupported naming `what` when
 // any buffer is device memory.

@@ -1,7 +1,7 @@
 // Allgatherv by direct pairwise exchange, and the dissemination barrier
 // (schedules and the choice of algorithm in coll_p2p.h).
-#include <cstring>
 
+#include "runtime/buffer_place.h"
 #include "runtime/coll_p2p.h"
 #include "runtime/coll_p2p_window.h"
 
@@ -14,7 +14,7 @@ Status Allgatherv(RuntimeLink& link, const AllgathervCall& c, const char* what) 
   const Blocks& d = c.recv_blocks;
   std::byte* mine = BlockAt(c.recv, d.Displ(r), d.Count(r), es);
   // The API layer checked recvcounts[rank] == sendcount; in place, send == mine.
-  if (c.send_count > 0 && mine != c.send) std::memcpy(mine, c.send, c.send_count * es);
+  if (mine != c.send) GR_RETURN_IF_ERROR(CopyBytes(mine, c.send, c.send_count * es));
   StepWindow window(link, kTagP2pAllgatherv, what);
   for (int k = 1; k < n; ++k) {
     const int to = (r + k) % n, from = (r - k + n) % n;

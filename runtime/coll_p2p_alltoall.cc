@@ -1,7 +1,7 @@
 // Alltoall(v) by pairwise exchange (schedule in coll_p2p.h).
-#include <cstring>
 #include <vector>
 
+#include "runtime/buffer_place.h"
 #include "runtime/coll_p2p.h"
 #include "runtime/coll_p2p_window.h"
 
@@ -15,7 +15,8 @@ Status OutOfPlace(RuntimeLink& link, const AlltoallvCall& c, StepWindow& window)
   const Blocks& d = c.recv_blocks;
   // The API layer checked that the block to self has one size on both sides.
   if (const size_t self = s.Count(r) * es; self > 0) {
-    std::memcpy(BlockAt(c.recv, d.Displ(r), d.Count(r), es), BlockAt(c.send, s.Displ(r), s.Count(r), es), self);
+    GR_RETURN_IF_ERROR(
+        CopyBytes(BlockAt(c.recv, d.Displ(r), d.Count(r), es), BlockAt(c.send, s.Displ(r), s.Count(r), es), self));
   }
   for (int k = 1; k < n; ++k) {
     const int to = (r + k) % n, from = (r - k + n) % n;
@@ -35,8 +36,8 @@ Status InPlace(RuntimeLink& link, const AlltoallvCall& c, StepWindow& window) {
     if (p == r) continue;
     const size_t bytes = d.Count(p) * es;
     std::byte* block = BlockAt(c.recv, d.Displ(p), d.Count(p), es);
-    std::vector<std::byte> out(bytes);
-    if (bytes > 0) std::memcpy(out.data(), block, bytes);
+    std::vector<std::byte> out(bytes);  // host memory whatever the buffer's: the engine moves any mix
+    GR_RETURN_IF_ERROR(CopyBytes(out.data(), block, bytes));
     const std::byte* from = out.data();
     GR_RETURN_IF_ERROR(window.Post(p, from, bytes, p, block, bytes, std::move(out)));
   }

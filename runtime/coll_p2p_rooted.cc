@@ -1,8 +1,8 @@
 // Gather(v) and scatter(v): linear at the root (schedule in coll_p2p.h). The
 // root walks its peers from root + 1 on, so that with many ranks the ones
 // just after the root are not always served last.
-#include <cstring>
 
+#include "runtime/buffer_place.h"
 #include "runtime/coll_p2p.h"
 #include "runtime/coll_p2p_window.h"
 
@@ -19,7 +19,7 @@ Status Gatherv(RuntimeLink& link, const GathervCall& c, const char* what) {
   }
   const Blocks& d = c.recv_blocks;
   std::byte* mine = BlockAt(c.recv, d.Displ(r), d.Count(r), es);
-  if (c.send_count > 0 && mine != c.send) std::memcpy(mine, c.send, c.send_count * es);
+  if (mine != c.send) GR_RETURN_IF_ERROR(CopyBytes(mine, c.send, c.send_count * es));
   for (int k = 1; k < n; ++k) {
     const int p = (r + k) % n;
     if (!window.Post(-1, nullptr, 0, p, BlockAt(c.recv, d.Displ(p), d.Count(p), es), d.Count(p) * es).ok()) break;
@@ -38,7 +38,7 @@ Status Scatterv(RuntimeLink& link, const ScattervCall& c, const char* what) {
   }
   const Blocks& s = c.send_blocks;
   const std::byte* mine = BlockAt(c.send, s.Displ(r), s.Count(r), es);
-  if (c.recv_count > 0 && mine != c.recv) std::memcpy(c.recv, mine, c.recv_count * es);
+  if (mine != c.recv) GR_RETURN_IF_ERROR(CopyBytes(c.recv, mine, c.recv_count * es));
   for (int k = 1; k < n; ++k) {
     const int p = (r + k) % n;
     if (!window.Post(p, BlockAt(c.send, s.Displ(p), s.Count(p), es), s.Count(p) * es, -1, nullptr, 0).ok()) break;

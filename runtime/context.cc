@@ -7,6 +7,10 @@
 #include "coll/tuner/override.h"
 #include "runtime/base/log.h"
 #include "runtime/base/param_table.h"
+#if GPURUN_HAVE_GPU_COLL
+#include "p2p/cuda_ipc/ipc_transfer.h"
+#include "p2p/cuda_ipc/pointer_kind.h"
+#endif
 
 namespace gpurun {
 
@@ -50,6 +54,9 @@ Status Context::CreateEngine(const EngineFactory& make_engine) {
       make_engine ? make_engine(*bootstrap_, peers_) : p2p::Engine::Create(*bootstrap_, peers_);
   if (!engine.ok()) return engine.status().WithContext("point-to-point setup");
   engine_ = std::move(engine).value();
+#if GPURUN_HAVE_GPU_COLL
+  if (cuda::DriverPresent()) engine_->SetDeviceTransfer(cuda::MakeIpcTransfer());
+#endif
   GR_RETURN_IF_ERROR(engine_->AddContext(world_.context_id, world_.world_ranks));
   return engine_->AddContext(world_.internal_context_id, world_.world_ranks);
 }

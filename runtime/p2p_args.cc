@@ -41,13 +41,6 @@ std::string DataTypeName(grDataType_t type) {
   return "datatype " + std::to_string(static_cast<int>(type));
 }
 
-Status CheckHostStream(grStream_t stream) {
-  if (stream == GR_STREAM_HOST) return OkStatus();
-  return Unsupported(
-      "stream-ordered point-to-point needs device buffers and the GPU data path, which this build does not have "
-      "yet; pass GR_STREAM_HOST");
-}
-
 StatusOr<size_t> BufferBytes(const void* buf, size_t count, grDataType_t type, const char* name) {
   GR_ASSIGN_OR_RETURN(const size_t size, DataTypeSize(type));
   if (count > std::numeric_limits<size_t>::max() / size) {

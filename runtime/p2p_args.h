@@ -1,7 +1,7 @@
 // Validation of point-to-point arguments at the C boundary (api_p2p.cc):
-// element types, buffer sizes, ranks, tags and streams, turned into the
-// engine's SendArgs/RecvArgs. Every check fails with grInvalidArgument (a
-// stream: grUnsupported) and a message naming the offending value; callers
+// element types, buffer sizes, ranks and tags, turned into the engine's
+// SendArgs/RecvArgs (streams: buffer_place.h). Every check fails with
+// grInvalidArgument and a message naming the offending value; callers
 // add the C function's name.
 #ifndef GPURUN_RUNTIME_P2P_ARGS_H_
 #define GPURUN_RUNTIME_P2P_ARGS_H_
@@ -21,8 +21,6 @@ StatusOr<size_t> DataTypeSize(grDataType_t type);
 // "grFloat32", or "datatype 42" for a bad value.
 std::string DataTypeName(grDataType_t type);
 
-// GR_STREAM_HOST passes; a real stream is grUnsupported in this build.
-Status CheckHostStream(grStream_t stream);
 // count * size of `type`, checking the type, the product's overflow, and that
 // `buf` is not null when there is something to move. `name` names the buffer.
 StatusOr<size_t> BufferBytes(const void* buf, size_t count, grDataType_t type, const char* name);

@@ -175,8 +175,19 @@ grResult_t grCommFree(grComm_t* comm);
  * for the message completes with grTruncated and writes nothing past its end.
  * A receive from a rank that died or aborted completes with grRemoteError
  * naming that rank; every blocking call fails with grTimeout after
- * GPURUN_TIMEOUT, naming what it waited for. `stream` must be GR_STREAM_HOST
- * for host buffers.
+ * GPURUN_TIMEOUT, naming what it waited for.
+ *
+ * Buffers may be host memory or GPU memory (cudaMalloc) on either side, in
+ * any mix; GPU memory moves between ranks of one host through CUDA IPC, read
+ * by the receiver with the copy engines (no kernel of the application's is
+ * needed on either side), and the send completes once the receiver has it.
+ * GPU memory that CUDA IPC cannot export (cudaMallocManaged, cudaMallocAsync
+ * pools, cuMemCreate) and GPU buffers for a rank on another host are
+ * grUnsupported. `stream` must be GR_STREAM_HOST for host buffers; with GPU
+ * buffers a real stream is waited for first (work queued on it before the
+ * call sees its effect), then the call runs as with GR_STREAM_HOST: blocking
+ * calls complete on return, grIsend/grIrecv at grWait. This is not yet
+ * asynchronous on the stream as NCCL's ncclSend/ncclRecv are.
  */
 
 /** Blocking send: returns when `buf` may be reused. */
@@ -240,6 +251,14 @@ grResult_t grGetCount(const grStatus_t* status, grDataType_t type, size_t* count
  * the receive buffer's contents are then undefined.
  * GPURUN_ALGO / GPURUN_PROTO restrict the algorithm and protocol; a
  * restriction that leaves nothing for a call is grInvalidUsage.
+ *
+ * GPU buffers (a call's buffers all on one GPU): allreduce, allgather,
+ * reduce_scatter, broadcast/bcast and reduce run as CUDA kernels over CUDA
+ * IPC between the ranks of one host; with a real stream the call is only
+ * enqueued (NCCL's semantics), with GR_STREAM_HOST it completes on return.
+ * alltoall(v), allgatherv, gather(v) and scatter(v) run over point-to-point
+ * messages and follow its rules above (host and GPU buffers may mix; a
+ * stream is waited for first and the call completes on return).
  */
 
 /** Returns once every rank of comm has entered it. */

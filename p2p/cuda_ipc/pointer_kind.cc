@@ -39,4 +39,21 @@ PointerKind KindOf(const void* p) {
   return PointerKind{true, ordinal};
 }
 
+DeviceRange RangeOf(const void* p) {
+  PointerGetAttributesFn fn = Driver();
+  if (fn == nullptr || p == nullptr) return {};
+  unsigned memory_type = 0;
+  int ordinal = -1;
+  unsigned long long managed = 0;  // the driver writes a bool into the low byte
+  CUdeviceptr start = 0;
+  size_t size = 0;
+  CUpointer_attribute attrs[5] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                  CU_POINTER_ATTRIBUTE_IS_MANAGED, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                  CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+  void* data[5] = {&memory_type, &ordinal, &managed, &start, &size};
+  if (fn(5, attrs, data, reinterpret_cast<CUdeviceptr>(p)) != CUDA_SUCCESS) return {};
+  if (memory_type != CU_MEMORYTYPE_DEVICE && memory_type != CU_MEMORYTYPE_UNIFIED) return {};
+  return DeviceRange{true, (managed & 0xff) != 0, ordinal, reinterpret_cast<const void*>(start), size};
+}
+
 }  // namespace gpurun::cuda

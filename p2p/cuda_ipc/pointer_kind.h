@@ -7,6 +7,8 @@
 #ifndef GPURUN_P2P_CUDA_IPC_POINTER_KIND_H_
 #define GPURUN_P2P_CUDA_IPC_POINTER_KIND_H_
 
+#include <cstddef>
+
 namespace gpurun::cuda {
 
 struct PointerKind {
@@ -16,6 +18,16 @@ struct PointerKind {
 
 // The memory kind of `p` (null: host).
 PointerKind KindOf(const void* p);
+
+// The device allocation that holds `p`.
+struct DeviceRange {
+  bool device = false;   // false: host memory, or the driver could not say
+  bool managed = false;  // cudaMallocManaged memory
+  int ordinal = -1;
+  const void* base = nullptr;  // start of the allocation
+  size_t size = 0;             // its size in bytes
+};
+DeviceRange RangeOf(const void* p);
 
 // Whether this process has the CUDA driver library at all (cached).
 bool DriverPresent();

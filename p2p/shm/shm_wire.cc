@@ -19,6 +19,13 @@ namespace {
 // Cells taken from one ring per Progress call, so one busy sender cannot
 // starve the others.
 constexpr int kDrainBudget = 64;
+
+// Whether a message goes in one eager cell: up to the eager limit, and the
+// engine's flagged control messages (device rendezvous, ~100 bytes) always,
+// whatever GPURUN_SHM_EAGER_LIMIT says, as Wire::CarriesDeviceRendezvous promises.
+bool SendsEager(const ShmPeer& peer, const MatchHeader& header) {
+  return header.bytes <= peer.eager_limit || (header.flags != 0 && header.bytes <= peer.frag_bytes);
+}
 // Consumed bytes of a ring given back within the same drain rather than the
 // next (rings hold at least 128 KiB; shm_layout.h).
 constexpr uint64_t kReleaseAtOnce = uint64_t{16} << 10;
@@ -43,7 +50,7 @@ Status ShmWire::Send(int world_peer, const MatchHeader& header, const void* data
   ShmPeer& peer = peers_[index];
   if (peer.failed) return peer.failure;
   if (!done) done = [](const Status&) {};  // later stages call it unchecked
-  if (header.bytes <= peer.eager_limit) {
+  if (SendsEager(peer, header)) {
     if (peer.backlog.empty() && shm::TryPostEager(peer.out, header, data)) {
       done(OkStatus());
       return OkStatus();
@@ -59,7 +66,7 @@ bool ShmWire::TrySend(int world_peer, const MatchHeader& header, const void* dat
   const int index = PeerIndex(world_peer);
   if (index < 0 || shut_down_) return false;
   ShmPeer& peer = peers_[index];
-  if (peer.failed || header.bytes > peer.eager_limit || !peer.backlog.empty()) return false;
+  if (peer.failed || !SendsEager(peer, header) || !peer.backlog.empty()) return false;
   return shm::TryPostEager(peer.out, header, data);
 }
 

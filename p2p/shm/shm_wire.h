@@ -55,6 +55,7 @@ class ShmWire final : public Wire, private shm::PayloadHost {
   ~ShmWire() override;
 
   const char* name() const override { return "shm"; }
+  bool CarriesDeviceRendezvous() const override { return true; }
   bool Reaches(int world_peer) const override { return PeerIndex(world_peer) >= 0; }
   // Never blocks. Errors: grInvalidArgument (peer not reached),
   // grRemoteError (peer known gone), grInvalidUsage (after Shutdown); `done`

@@ -41,8 +41,8 @@ struct TagFields {
 // Whether `header` fits the tag layout (context <= kMaxContext,
 // 0 <= source < kMaxRanks, 0 <= tag <= kMaxTag).
 constexpr bool FitsTag(const MatchHeader& header) {
-  return header.context <= kMaxContext && header.source >= 0 && header.source < kMaxRanks && header.tag >= 0 &&
-         header.tag <= kMaxTag;
+  return header.flags == 0 && header.context <= kMaxContext && header.source >= 0 && header.source < kMaxRanks &&
+         header.tag >= 0 && header.tag <= kMaxTag;
 }
 
 // Packs the triple; fields must satisfy FitsTag (extra bits are masked off).

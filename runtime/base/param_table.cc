@@ -84,6 +84,14 @@ const IntParam kGpuNThreads("GPURUN_GPU_NTHREADS", 256, 64, 512,
                             "compiled for at most 512 so the hot loop keeps its values in registers; "
                             "coll/gpu/gpu_coll.h says why 256 with 128 channels).");
 
+const EnumParam kP2pDeviceCopy("GPURUN_P2P_DEVICE_COPY", "ce", {"ce", "sm"},
+                               "How a point-to-point receive reads the sender's GPU buffer (CUDA IPC): ce, the copy "
+                               "engines (no SM taken); sm, a copy kernel of GPURUN_P2P_COPY_BLOCKS blocks on the "
+                               "receiving GPU (16-byte aligned buffers into device memory; others use ce).");
+
+const IntParam kP2pCopyBlocks("GPURUN_P2P_COPY_BLOCKS", 32, 1, 1024,
+                              "Thread blocks (512 threads each) of the sm copy of GPURUN_P2P_DEVICE_COPY.");
+
 const SizeParam kGpuBuffSize("GPURUN_GPU_BUFFSIZE", "4M", 64 * 1024, int64_t{1} << 30,
                              "Simple-protocol FIFO bytes per GPU connection (8 steps; NCCL_BUFFSIZE's default). "
                              "Each rank holds one FIFO per channel in its GPU memory.");

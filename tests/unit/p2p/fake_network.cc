@@ -79,6 +79,7 @@ class FakeWire final : public Wire {
  public:
   FakeWire(std::shared_ptr<FakeNetwork::State> state, int rank) : state_(std::move(state)), rank_(rank) {}
   const char* name() const override { return "fake"; }
+  bool CarriesDeviceRendezvous() const override { return state_->options.device_rendezvous; }
   bool Reaches(int peer) const override {
     return peer != rank_ && peer >= 0 && peer < static_cast<int>(state_->boxes.size());
   }
@@ -87,7 +88,7 @@ class FakeWire final : public Wire {
     if (shut_down_) return InvalidUsage("fake wire is shut down");
     if (!Reaches(peer)) return InvalidArgument("fake wire does not reach rank " + std::to_string(peer));
     if (state_->dead[peer]) return RemoteError("fake: rank " + std::to_string(peer) + " is dead");
-    if (header.bytes <= state_->options.eager_limit) {
+    if (header.bytes <= state_->options.eager_limit || header.flags != 0) {
       const auto* p = static_cast<const std::byte*>(data);
       state_->Post(peer, Event{Event::kEager, rank_, header, std::vector<std::byte>(p, p + header.bytes), nullptr, 0,
                                OkStatus(), nullptr});

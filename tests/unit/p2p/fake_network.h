@@ -27,6 +27,7 @@ namespace gpurun::p2p::testing {
 struct FakeOptions {
   size_t eager_limit = std::numeric_limits<size_t>::max();
   bool async_fetch = false;
+  bool device_rendezvous = true;  // Wire::CarriesDeviceRendezvous (flagged messages always go eagerly)
 };
 
 class FakeNetwork {

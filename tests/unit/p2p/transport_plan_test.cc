@@ -84,7 +84,7 @@ TEST(MatchTest, WildcardsAndExactValues) {
 
 TEST(MatchQueueTest, OldestMatchFirst) {
   MatchQueue q;
-  for (int i = 0; i < 3; ++i) q.Enqueue(Unexpected{1, MatchHeader{0, 1, i % 2, static_cast<uint64_t>(i)}, {}, {}});
+  for (int i = 0; i < 3; ++i) q.Enqueue(Unexpected{1, MatchHeader{0, 1, i % 2, 0, static_cast<uint64_t>(i)}, {}, {}});
   EXPECT_EQ(q.PeekUnexpected(1, 0)->header.bytes, 0u);
   EXPECT_EQ(q.TakeUnexpected(GR_ANY_SOURCE, 1)->header.bytes, 1u);
   EXPECT_EQ(q.TakeUnexpected(1, GR_ANY_TAG)->header.bytes, 0u);
@@ -97,9 +97,9 @@ TEST(MatchQueueTest, OldestMatchFirst) {
   b.tag = GR_ANY_TAG;
   q.Post(&a);
   q.Post(&b);
-  EXPECT_EQ(q.TakePosted(MatchHeader{0, 2, 9, 0}), &b);
-  EXPECT_EQ(q.TakePosted(MatchHeader{0, 2, 9, 0}), nullptr);
-  EXPECT_EQ(q.TakePosted(MatchHeader{0, 4, 5, 0}), &a);
+  EXPECT_EQ(q.TakePosted(MatchHeader{0, 2, 9, 0, 0}), &b);
+  EXPECT_EQ(q.TakePosted(MatchHeader{0, 2, 9, 0, 0}), nullptr);
+  EXPECT_EQ(q.TakePosted(MatchHeader{0, 4, 5, 0, 0}), &a);
 }
 
 TEST(BackoffTest, SpinsThenYieldsThenSleepsLongerUpToTheLimit) {

@@ -26,7 +26,7 @@ class ShmRendezvousTest : public ::testing::TestWithParam<const char*> {
   void TearDown() override { ParamRegistry::Global().Reset(); }
 };
 
-MatchHeader Header(int tag, size_t bytes) { return MatchHeader{3, 0, tag, bytes}; }
+MatchHeader Header(int tag, size_t bytes) { return MatchHeader{3, 0, tag, 0, bytes}; }
 
 // Sends `bytes` 0 → 1 and returns rank 1's pending payload.
 std::unique_ptr<PendingPayload> SendLarge(ShmJob& job, const std::vector<std::byte>& data, const DoneFlag& sent) {

@@ -27,7 +27,7 @@ class ShmWireTest : public ::testing::TestWithParam<const char*> {
   bool cma() const { return std::string(GetParam()) == "on"; }
 };
 
-MatchHeader Header(int tag, size_t bytes) { return MatchHeader{7, 0, tag, bytes}; }
+MatchHeader Header(int tag, size_t bytes) { return MatchHeader{7, 0, tag, 0, bytes}; }
 
 // Sends one message 0 → 1, receives it fully, checks it.
 void RoundTrip(ShmJob& job, size_t bytes, int seed) {
