@@ -70,7 +70,7 @@ class Sweep {
   // every rank (reported; the caller skips the rest of this sweep).
   bool RunRow(DataPattern pattern, size_t bytes) {
     const CollLayout layout = MakeLayout(pattern.kind, bytes, ElemSize(pattern.type), nranks_, rank_, pattern.root);
-    const int variants = MovesData(pattern.kind) ? 2 : 1;
+    const int variants = HasInPlace(pattern.kind) ? 2 : 1;  // barrier, sendrecv: in place N/A
     std::vector<RankResult> mine(session_.libs.size());
     for (RankResult& m : mine) m.time_us[0] = m.time_us[1] = kNotMeasured;
     for (int v = 0; v < variants; ++v) {

@@ -1,6 +1,13 @@
 // The collective calls (see coll_call.h).
 #include "bench/coll_call.h"
 
+namespace {
+
+// sendrecv's tag; the benchmark's own messages travel on a duplicate communicator (bench_ctrl.h).
+constexpr int kSendrecvTag = 0;
+
+}  // namespace
+
 grResult_t CallColl(const CollCase& c, BufferView b, grComm_t comm, grStream_t stream) {
   const DataPattern& p = c.pattern;
   const void* send = SendPointer(c, b);
@@ -17,6 +24,9 @@ grResult_t CallColl(const CollCase& c, BufferView b, grComm_t comm, grStream_t s
     case CollKind::kAlltoall: return grAlltoall(send, recv, count, p.type, comm, stream);
     case CollKind::kGather: return grGather(send, recv, count, p.type, p.root, comm, stream);
     case CollKind::kScatter: return grScatter(send, recv, count, p.type, p.root, comm, stream);
+    case CollKind::kSendrecv:
+      return grSendrecv(send, count, p.type, RingNext(c.rank, p.nranks), kSendrecvTag, recv, count, p.type,
+                        RingPrev(c.rank, p.nranks), kSendrecvTag, comm, GR_STATUS_IGNORE, stream);
     case CollKind::kBarrier: return grBarrier(comm, stream);
   }
   return grInvalidArgument;
@@ -32,6 +42,7 @@ const char* CollApiName(const CollCase& c) {
     case CollKind::kAlltoall: return "grAlltoall";
     case CollKind::kGather: return "grGather";
     case CollKind::kScatter: return "grScatter";
+    case CollKind::kSendrecv: return "grSendrecv";
     case CollKind::kBarrier: return "grBarrier";
   }
   return "?";

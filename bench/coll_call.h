@@ -1,6 +1,8 @@
 // One call of the collective a row measures, through the public API:
 // out of place with separate buffers, in place with NCCL's in-place pointers
 // (bcast in place is MPI's grBcast, out of place NCCL's grBroadcast).
+// sendrecv is one grSendrecv to rank + 1 and from rank - 1 (mod nranks), out
+// of place only (HasInPlace, coll_layout.h).
 // GpurunLibrary is gpurun as a CollLibrary of the sweep.
 #ifndef GPURUN_BENCH_COLL_CALL_H_
 #define GPURUN_BENCH_COLL_CALL_H_

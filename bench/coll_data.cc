@@ -46,6 +46,7 @@ double ExpectedValue(const DataPattern& p, const CollLayout& l, int rank, size_t
     case CollKind::kGather: return InputValue(p, static_cast<int>(index / count), index % count);
     case CollKind::kScatter: return InputValue(p, p.root, r * count + index);
     case CollKind::kAlltoall: return InputValue(p, static_cast<int>(index / count), r * count + index % count);
+    case CollKind::kSendrecv: return InputValue(p, RingPrev(rank, p.nranks), index);
     case CollKind::kBarrier: break;
   }
   return NAN;

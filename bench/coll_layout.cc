@@ -24,6 +24,7 @@ constexpr NameEntry kNames[] = {
     {"alltoall", CollKind::kAlltoall},
     {"gather", CollKind::kGather},
     {"scatter", CollKind::kScatter},
+    {"sendrecv", CollKind::kSendrecv},
     {"barrier", CollKind::kBarrier},
 };
 
@@ -39,6 +40,7 @@ const char* CollName(CollKind kind) {
     case CollKind::kAlltoall: return "alltoall";
     case CollKind::kGather: return "gather";
     case CollKind::kScatter: return "scatter";
+    case CollKind::kSendrecv: return "sendrecv";
     case CollKind::kBarrier: return "barrier";
   }
   return "?";
@@ -61,6 +63,12 @@ bool HasRoot(CollKind kind) {
 }
 
 bool MovesData(CollKind kind) { return kind != CollKind::kBarrier; }
+
+bool HasInPlace(CollKind kind) { return MovesData(kind) && kind != CollKind::kSendrecv; }
+
+int RingNext(int rank, int nranks) { return (rank + 1) % nranks; }
+
+int RingPrev(int rank, int nranks) { return (rank - 1 + nranks) % nranks; }
 
 CollLayout MakeLayout(CollKind kind, size_t bytes, size_t elem_size, int nranks, int rank, int root) {
   const size_t n = static_cast<size_t>(nranks);
@@ -97,6 +105,10 @@ CollLayout MakeLayout(CollKind kind, size_t bytes, size_t elem_size, int nranks,
       l.send_elems = l.recv_elems = l.count * n;
       l.in_place_here = true;
       l.bus_factor = ring;
+      break;
+    case CollKind::kSendrecv:  // one block out, one block in; no in-place form (HasInPlace)
+      l.count = l.send_elems = l.recv_elems = total;
+      l.bus_factor = 1.0;
       break;
     case CollKind::kBarrier: break;
   }

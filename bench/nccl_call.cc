@@ -73,10 +73,21 @@ ncclResult_t Scatter(const Args& a) {
   });
 }
 
+// One block to the next rank of the ring, one from the previous (nccl-tests' sendrecv_perf).
+ncclResult_t Sendrecv(const Args& a) {
+  return Grouped(a.api, [&] {
+    const size_t count = a.c.layout.count;
+    const int nranks = a.c.pattern.nranks;
+    if (const auto rc = a.api.Send(a.send, count, a.type, RingNext(a.c.rank, nranks), a.comm, a.stream); rc) return rc;
+    return a.api.Recv(a.recv, count, a.type, RingPrev(a.c.rank, nranks), a.comm, a.stream);
+  });
+}
+
 }  // namespace
 
 bool NcclHas(const CollCase& c) {
   if (c.pattern.kind == CollKind::kBarrier) return false;
+  if (c.in_place && !HasInPlace(c.pattern.kind)) return false;  // sendrecv
   return !(c.pattern.kind == CollKind::kAlltoall && c.in_place);
 }
 
@@ -90,6 +101,7 @@ const char* NcclApiName(const CollCase& c) {
     case CollKind::kAlltoall: return "ncclSend/ncclRecv (alltoall)";
     case CollKind::kGather: return "ncclSend/ncclRecv (gather)";
     case CollKind::kScatter: return "ncclSend/ncclRecv (scatter)";
+    case CollKind::kSendrecv: return "ncclSend/ncclRecv (sendrecv)";
     case CollKind::kBarrier: return "(no NCCL barrier)";
   }
   return "?";
@@ -112,6 +124,7 @@ ncclResult_t CallNccl(const NcclApi& api, ncclComm_t comm, cudaStream_t stream, 
     case CollKind::kAlltoall: return Alltoall(a);
     case CollKind::kGather: return Gather(a);
     case CollKind::kScatter: return Scatter(a);
+    case CollKind::kSendrecv: return Sendrecv(a);
     case CollKind::kBarrier: break;
   }
   return ncclInvalidUsage;

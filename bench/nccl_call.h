@@ -1,9 +1,9 @@
 // One call of a row's case through NCCL (CUDA builds only), with the same
 // buffers and in-place pointers as gpurun's (coll_call.h). NCCL's own
 // collectives for allreduce, broadcast (in place too), reduce, allgather and
-// reducescatter; alltoall, gather and scatter as grouped ncclSend/ncclRecv,
-// as nccl-tests does; no barrier, and no in-place alltoall (NCCL documents
-// none).
+// reducescatter; alltoall, gather, scatter and sendrecv as grouped
+// ncclSend/ncclRecv, as nccl-tests does; no barrier, and no in-place alltoall
+// or sendrecv (NCCL documents none).
 #ifndef GPURUN_BENCH_NCCL_CALL_H_
 #define GPURUN_BENCH_NCCL_CALL_H_
 

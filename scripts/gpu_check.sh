@@ -11,7 +11,7 @@
 #     --no-tests          skip the test binaries (.gpu/bin/gpu_*_test)
 #     --no-bench          skip the benchmarks
 #     --colls LIST        benchmarks to run, gpurun-bench names
-#                         (default allreduce,allgather,reduce_scatter,broadcast,reduce)
+#                         (default allreduce,allgather,reduce_scatter,broadcast,reduce,sendrecv)
 #     --test-colls LIST   restrict the tests to these collectives (coll_matrix names:
 #                         allreduce,bcast,broadcast,reduce,allgather,reducescatter,...)
 #     --gtest-filter F    --gtest_filter for every test binary (e.g. '*Supported*:-*huge*')
@@ -26,7 +26,7 @@ set -uo pipefail
 
 usage() { sed -n '10,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
-run_tests=1 run_bench=1 bench_colls=allreduce,allgather,reduce_scatter,broadcast,reduce
+run_tests=1 run_bench=1 bench_colls=allreduce,allgather,reduce_scatter,broadcast,reduce,sendrecv
 test_colls='' gtest_filter='' max_bytes='' launcher='' bin='' nccl_lib=''
 test_timeout=1800 bench_timeout=900 outdir=''
 while (($#)); do

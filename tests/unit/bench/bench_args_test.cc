@@ -60,13 +60,25 @@ TEST(BenchArgs, LongSpellingsAndAll) {
 
 TEST(BenchArgs, EveryCollectiveName) {
   for (const char* name : {"allreduce", "bcast", "broadcast", "reduce", "allgather", "reducescatter", "reduce_scatter",
-                           "alltoall", "gather", "scatter", "barrier"}) {
+                           "alltoall", "gather", "scatter", "sendrecv", "barrier"}) {
     auto a = Parse({name});
     ASSERT_TRUE(a.ok()) << name;
     EXPECT_EQ(a->colls.size(), 1u) << name;
   }
   EXPECT_EQ(Parse({"broadcast"})->colls, std::vector<CollKind>{CollKind::kBcast});
   EXPECT_STREQ(CollName(CollKind::kReduceScatter), "reducescatter");
+}
+
+TEST(BenchArgs, Sendrecv) {
+  auto a = Parse({"sendrecv", "-b", "8", "-e", "1M", "-f", "4", "-c", "1", "--device", "cuda", "--compare", "nccl"});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->colls, std::vector<CollKind>{CollKind::kSendrecv});
+  EXPECT_EQ(a->min_bytes, 8u);  // a collective: its sweep options apply
+  EXPECT_TRUE(a->compare_nccl);
+  EXPECT_STREQ(CollName(CollKind::kSendrecv), "sendrecv");  // the printed name is the one parsed
+  EXPECT_EQ(ParseCollName("sendrecv"), CollKind::kSendrecv);
+  EXPECT_FALSE(Parse({"sendrecv", "-W", "4"}).ok());  // p2p only
+  EXPECT_FALSE(Parse({"send_recv"}).ok());
 }
 
 TEST(BenchArgs, PointToPointKeepsItsOptions) {
@@ -153,8 +165,9 @@ TEST(BenchArgs, CompareErrorsSayWhatIsMissing) {
 TEST(BenchArgs, AllRunsEveryCollective) {
   auto a = Parse({"all", "--device", "cuda", "-e", "1M"});
   ASSERT_TRUE(a.ok()) << a.status().message();
-  ASSERT_EQ(a->colls.size(), 9u);
+  ASSERT_EQ(a->colls.size(), 10u);
   EXPECT_EQ(a->colls.front(), CollKind::kAllreduce);
+  EXPECT_EQ(a->colls[8], CollKind::kSendrecv);
   EXPECT_EQ(a->colls.back(), CollKind::kBarrier);
   EXPECT_EQ(a->min_bytes, 8u);  // the collectives' defaults
   EXPECT_TRUE(Parse({"all", "-d", "all", "-r", "all"}).ok());

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -67,6 +68,7 @@ double Reference(const Job& job, int rank, size_t j) {
     case CollKind::kGather: return Send(job, static_cast<int>(j / count), j % count);
     case CollKind::kScatter: return Send(job, root, rank * count + j);
     case CollKind::kAlltoall: return Send(job, static_cast<int>(j / count), rank * count + j % count);
+    case CollKind::kSendrecv: return Send(job, (rank - 1 + c.pattern.nranks) % c.pattern.nranks, j);
     case CollKind::kBarrier: break;
   }
   return NAN;
@@ -131,6 +133,41 @@ TEST_P(CollCheck, ReferenceOutputsPassAndACorruptionIsCounted) {
   }
 }
 
+// sendrecv's receive buffer must hold exactly what the previous rank sent:
+// the block of any other rank (the next one, this rank's own: a loopback), or
+// the previous rank's block of another iteration, is wrong in every element.
+TEST(CollCheck, SendrecvCatchesABlockFromTheWrongRankOrIteration) {
+  for (int nranks : {1, 2, 3, 4, 8}) {
+    for (int t = 0; t < grNumDataTypes; ++t) {
+      const auto type = static_cast<grDataType_t>(t);
+      const DataPattern p{CollKind::kSendrecv, type, grSum, 0, nranks, 1};
+      Job job = Prepare(p, 8 * 24 * 7, false);
+      DataPattern stale = p;
+      stale.iter = 0;
+      const Job old = Prepare(stale, 8 * 24 * 7, false);
+      for (int r = 0; r < nranks; ++r) {
+        const CollCase& c = job.cases[r];
+        const size_t bytes = c.layout.count * ElemSize(type);
+        void* out = RecvPointer(c, *job.buffers[r]);
+        const std::string what =
+            "type " + std::to_string(t) + ", rank " + std::to_string(r) + " of " + std::to_string(nranks);
+        const int prev = (r - 1 + nranks) % nranks;
+        std::memcpy(out, SendPointer(job.cases[prev], *job.buffers[prev]), bytes);
+        EXPECT_EQ(CountWrong(c, *job.buffers[r]), 0u) << what;
+        std::memcpy(out, SendPointer(old.cases[prev], *old.buffers[prev]), bytes);
+        EXPECT_EQ(CountWrong(c, *job.buffers[r]), c.layout.count) << what << ": iteration 0's block";
+        if (nranks == 1) continue;  // the previous rank is this one
+        std::memcpy(out, SendPointer(c, *job.buffers[r]), bytes);
+        EXPECT_EQ(CountWrong(c, *job.buffers[r]), c.layout.count) << what << ": its own block";
+        const int next = (r + 1) % nranks;
+        if (next == prev) continue;
+        std::memcpy(out, SendPointer(job.cases[next], *job.buffers[next]), bytes);
+        EXPECT_EQ(CountWrong(c, *job.buffers[r]), c.layout.count) << what << ": the next rank's block";
+      }
+    }
+  }
+}
+
 TEST(CollData, InputsDifferAcrossRanksAndIterations) {
   const DataPattern p0{CollKind::kAllgather, grInt32, grSum, 0, 4, 0};
   DataPattern p1 = p0;
@@ -174,7 +211,7 @@ INSTANTIATE_TEST_SUITE_P(All, CollCheck,
                          ::testing::Combine(::testing::Values(CollKind::kAllreduce, CollKind::kBcast, CollKind::kReduce,
                                                               CollKind::kAllgather, CollKind::kReduceScatter,
                                                               CollKind::kAlltoall, CollKind::kGather,
-                                                              CollKind::kScatter),
+                                                              CollKind::kScatter, CollKind::kSendrecv),
                                             ::testing::Values(1, 2, 3, 4, 8)),
                          Name);
 

@@ -61,6 +61,41 @@ TEST(CollLayout, Alltoall) {
   EXPECT_DOUBLE_EQ(l.bus_factor, 0.8);
 }
 
+TEST(CollLayout, SendrecvMovesOneBlockWithBusFactorOne) {
+  for (int nranks : {1, 2, 3, 8, 11, 16}) {
+    const CollLayout l = MakeLayout(CollKind::kSendrecv, 1003, 4, nranks, nranks - 1, 0);
+    EXPECT_EQ(l.count, 250u) << nranks;  // the whole size: nccl-tests' count for sendrecv
+    EXPECT_EQ(l.send_elems, 250u);
+    EXPECT_EQ(l.recv_elems, 250u);
+    EXPECT_EQ(l.bytes, 1000u);
+    EXPECT_DOUBLE_EQ(l.bus_factor, 1.0) << nranks;  // busbw = algbw at every rank count
+    EXPECT_FALSE(l.in_place_here);
+  }
+  EXPECT_TRUE(MovesData(CollKind::kSendrecv));
+  EXPECT_FALSE(HasInPlace(CollKind::kSendrecv));
+  EXPECT_FALSE(HasInPlace(CollKind::kBarrier));
+  EXPECT_TRUE(HasInPlace(CollKind::kAlltoall));
+  EXPECT_FALSE(IsReduction(CollKind::kSendrecv));
+  EXPECT_FALSE(HasRoot(CollKind::kSendrecv));
+}
+
+// Every rank's next has it as its previous, and following next visits every rank once.
+TEST(CollLayout, RingPeersAreAPermutationCycle) {
+  for (int nranks : {1, 2, 3, 8, 11, 16}) {
+    int r = 0;
+    for (int step = 0; step < nranks; ++step) {
+      ASSERT_GE(RingNext(r, nranks), 0);
+      ASSERT_LT(RingNext(r, nranks), nranks);
+      EXPECT_EQ(RingPrev(RingNext(r, nranks), nranks), r) << nranks;
+      EXPECT_EQ(RingNext(r, nranks), (r + 1) % nranks);
+      r = RingNext(r, nranks);
+      EXPECT_EQ(r == 0, step + 1 == nranks) << nranks << ": back at 0 after " << step + 1 << " steps";
+    }
+    EXPECT_EQ(r, 0) << nranks;
+    EXPECT_EQ(RingPrev(0, nranks), nranks - 1);
+  }
+}
+
 TEST(CollLayout, SmallSizesGiveZeroCounts) {
   const CollLayout l = MakeLayout(CollKind::kAllgather, 8, 4, 4, 0, 0);
   EXPECT_EQ(l.count, 0u);

@@ -176,17 +176,36 @@ TEST_F(NcclCall, ScatterSendsEveryBlockFromTheRootOnly) {
   EXPECT_EQ(Names(), (std::vector<std::string>{"GroupStart", "Recv", "GroupEnd"}));
 }
 
+TEST_F(NcclCall, SendrecvSendsToTheNextAndReceivesFromThePrevious) {
+  ASSERT_EQ(Call(CollKind::kSendrecv, 3, 1, 0, false), ncclSuccess);
+  EXPECT_EQ(Names(), (std::vector<std::string>{"GroupStart", "Send", "Recv", "GroupEnd"}));
+  EXPECT_EQ(calls[1].send, send);
+  EXPECT_EQ(calls[1].count, 1024u);  // the whole size, as nccl-tests' sendrecv
+  EXPECT_EQ(calls[1].type, ncclFloat32);
+  EXPECT_EQ(calls[1].peer, 2);
+  EXPECT_EQ(calls[2].recv, recv);
+  EXPECT_EQ(calls[2].count, 1024u);
+  EXPECT_EQ(calls[2].peer, 0);
+  calls.clear();
+  ASSERT_EQ(Call(CollKind::kSendrecv, 3, 0, 0, false), ncclSuccess);  // the ring wraps
+  EXPECT_EQ(calls[1].peer, 1);
+  EXPECT_EQ(calls[2].peer, 2);
+  EXPECT_STREQ(NcclApiName(c), "ncclSend/ncclRecv (sendrecv)");
+}
+
 TEST_F(NcclCall, AnErrorStopsTheGroupButEndsIt) {
   send_result = ncclInvalidArgument;
   EXPECT_EQ(Call(CollKind::kAlltoall, 3, 0, 0, false), ncclInvalidArgument);
   EXPECT_EQ(Names(), (std::vector<std::string>{"GroupStart", "Send", "GroupEnd"}));
 }
 
-TEST(NcclHas, NoBarrierAndNoInPlaceAlltoall) {
+TEST(NcclHas, NoBarrierAndNoInPlaceAlltoallOrSendrecv) {
   const CollLayout l{};
   EXPECT_FALSE(NcclHas(CollCase{DataPattern{CollKind::kBarrier}, l, 0, false}));
   EXPECT_FALSE(NcclHas(CollCase{DataPattern{CollKind::kAlltoall}, l, 0, true}));
   EXPECT_TRUE(NcclHas(CollCase{DataPattern{CollKind::kAlltoall}, l, 0, false}));
+  EXPECT_FALSE(NcclHas(CollCase{DataPattern{CollKind::kSendrecv}, l, 0, true}));
+  EXPECT_TRUE(NcclHas(CollCase{DataPattern{CollKind::kSendrecv}, l, 0, false}));
   for (CollKind kind : {CollKind::kAllreduce, CollKind::kBcast, CollKind::kReduce, CollKind::kAllgather,
                         CollKind::kReduceScatter, CollKind::kGather, CollKind::kScatter}) {
     EXPECT_TRUE(NcclHas(CollCase{DataPattern{kind}, l, 0, true})) << CollName(kind);
