@@ -29,6 +29,8 @@ struct DeviceExport {
   uint64_t pid = 0;         // the exporting process (a same-process pull uses `address` directly)
   uint64_t address = 0;     // the buffer in the exporter's address space
   uint64_t offset = 0;      // of `address` from the start of its allocation
+  uint64_t buffer_id = 0;   // the exporter's CUDA id of that allocation (unique for the process's life)
+  uint64_t size = 0;        // of that allocation
   uint8_t handle[64] = {};  // cudaIpcMemHandle_t of the allocation
 };
 

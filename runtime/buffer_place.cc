@@ -1,7 +1,6 @@
 // Buffer placement (buffer_place.h).
 #include "runtime/buffer_place.h"
 
-#include <cstring>
 #include <string>
 
 #include "runtime/coll_args.h"
@@ -76,16 +75,16 @@ Status OrderAfterStream(std::initializer_list<const void*> buffers, std::initial
                      " is host memory (this process has no CUDA driver); pass GR_STREAM_HOST for host buffers");
 }
 
-Status CopyBytes(void* dst, const void* src, size_t bytes) {
-  if (bytes == 0) return OkStatus();
+int DeviceOrdinalOf(const void* p) {
 #if GPURUN_HAVE_GPU_COLL
-  if (DeviceMemoryPossible() && (cuda::KindOf(dst).device || cuda::KindOf(src).device)) {
-    GR_CUDA_RETURN_IF_ERROR(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
-    return OkStatus();
+  if (DeviceMemoryPossible()) {
+    const cuda::PointerKind k = cuda::KindOf(p);
+    if (k.device) return k.ordinal;
   }
+#else
+  (void)p;
 #endif
-  std::memcpy(dst, src, bytes);
-  return OkStatus();
+  return -1;
 }
 
 Status RequireHostBuffers(std::initializer_list<const void*> buffers, const char* what) {

@@ -37,9 +37,8 @@ StatusOr<Placement> PlaceCollective(const void* send, const void* recv, grStream
 Status OrderAfterStream(std::initializer_list<const void*> buffers, std::initializer_list<const char*> names,
                         grStream_t stream);
 
-// Copies `bytes` between two buffers of this process, host or device memory
-// in any mix; complete on return.
-Status CopyBytes(void* dst, const void* src, size_t bytes);
+// The GPU whose memory holds `p`, or -1 for host memory.
+int DeviceOrdinalOf(const void* p);
 
 // For calls the GPU path does not serve yet: Unsupported naming `what` when
 // any buffer is device memory.

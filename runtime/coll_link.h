@@ -22,6 +22,8 @@
 #include "runtime/base/status.h"
 #include "runtime/bootstrap/peer_info.h"
 #include "runtime/comm.h"
+#include "runtime/device_scratch.h"
+#include "runtime/local_copy.h"
 
 namespace gpurun {
 
@@ -66,6 +68,11 @@ class RuntimeLink final : public coll::CommLink {
   // the first error in array order is returned, prefixed with `what`.
   Status WaitAllSized(std::span<coll::LinkRequest*> requests, const char* what, grResult_t mismatch);
 
+  // GPU scratch memory of this communicator (device_scratch.h).
+  DeviceScratch& device_scratch() { return device_scratch_; }
+  // The own-block copy of the point-to-point collectives (local_copy.h).
+  LocalCopy& local_copy() { return local_copy_; }
+
  private:
   Status CheckTag(int tag) const;
   Status CheckRank(int peer) const;
@@ -75,6 +82,8 @@ class RuntimeLink final : public coll::CommLink {
   p2p::Engine& engine_;
   const std::vector<PeerInfo>& peers_;
   int local_size_ = 1;
+  DeviceScratch device_scratch_;
+  LocalCopy local_copy_;
 };
 
 }  // namespace gpurun

@@ -1,7 +1,6 @@
 // Allgatherv by direct pairwise exchange, and the dissemination barrier
 // (schedules and the choice of algorithm in coll_p2p.h).
 
-#include "runtime/buffer_place.h"
 #include "runtime/coll_p2p.h"
 #include "runtime/coll_p2p_window.h"
 
@@ -13,19 +12,22 @@ Status Allgatherv(RuntimeLink& link, const AllgathervCall& c, const char* what) 
   const size_t es = c.elem_size;
   const Blocks& d = c.recv_blocks;
   std::byte* mine = BlockAt(c.recv, d.Displ(r), d.Count(r), es);
-  // The API layer checked recvcounts[rank] == sendcount; in place, send == mine.
-  if (mine != c.send) GR_RETURN_IF_ERROR(CopyBytes(mine, c.send, c.send_count * es));
+  // The API layer checked recvcounts[rank] == sendcount; in place, send ==
+  // mine. The peers get c.send itself, so the copy to mine overlaps them.
+  GR_RETURN_IF_ERROR(link.local_copy().Start(mine, c.send, c.send_count * es));
   StepWindow window(link, kTagP2pAllgatherv, what);
   for (int k = 1; k < n; ++k) {
     const int to = (r + k) % n, from = (r - k + n) % n;
     if (!window
-             .Post(to, mine, c.send_count * es, from, BlockAt(c.recv, d.Displ(from), d.Count(from), es),
+             .Post(to, c.send, c.send_count * es, from, BlockAt(c.recv, d.Displ(from), d.Count(from), es),
                    d.Count(from) * es)
              .ok()) {
       break;
     }
   }
-  return window.Finish();
+  const Status finished = window.Finish();
+  const Status copied = link.local_copy().Wait();
+  return finished.ok() ? copied : finished;
 }
 
 Status DisseminationBarrier(RuntimeLink& link, const char* what) {

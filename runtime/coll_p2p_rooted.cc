@@ -2,7 +2,6 @@
 // root walks its peers from root + 1 on, so that with many ranks the ones
 // just after the root are not always served last.
 
-#include "runtime/buffer_place.h"
 #include "runtime/coll_p2p.h"
 #include "runtime/coll_p2p_window.h"
 
@@ -19,12 +18,14 @@ Status Gatherv(RuntimeLink& link, const GathervCall& c, const char* what) {
   }
   const Blocks& d = c.recv_blocks;
   std::byte* mine = BlockAt(c.recv, d.Displ(r), d.Count(r), es);
-  if (mine != c.send) GR_RETURN_IF_ERROR(CopyBytes(mine, c.send, c.send_count * es));
+  GR_RETURN_IF_ERROR(link.local_copy().Start(mine, c.send, c.send_count * es));  // overlaps the messages
   for (int k = 1; k < n; ++k) {
     const int p = (r + k) % n;
     if (!window.Post(-1, nullptr, 0, p, BlockAt(c.recv, d.Displ(p), d.Count(p), es), d.Count(p) * es).ok()) break;
   }
-  return window.Finish();
+  const Status finished = window.Finish();
+  const Status copied = link.local_copy().Wait();
+  return finished.ok() ? copied : finished;
 }
 
 Status Scatterv(RuntimeLink& link, const ScattervCall& c, const char* what) {
@@ -38,12 +39,14 @@ Status Scatterv(RuntimeLink& link, const ScattervCall& c, const char* what) {
   }
   const Blocks& s = c.send_blocks;
   const std::byte* mine = BlockAt(c.send, s.Displ(r), s.Count(r), es);
-  if (mine != c.recv) GR_RETURN_IF_ERROR(CopyBytes(c.recv, mine, c.recv_count * es));
+  GR_RETURN_IF_ERROR(link.local_copy().Start(c.recv, mine, c.recv_count * es));  // overlaps the messages
   for (int k = 1; k < n; ++k) {
     const int p = (r + k) % n;
     if (!window.Post(p, BlockAt(c.send, s.Displ(p), s.Count(p), es), s.Count(p) * es, -1, nullptr, 0).ok()) break;
   }
-  return window.Finish();
+  const Status finished = window.Finish();
+  const Status copied = link.local_copy().Wait();
+  return finished.ok() ? copied : finished;
 }
 
 }  // namespace gpurun

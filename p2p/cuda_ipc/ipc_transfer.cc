@@ -97,6 +97,8 @@ class IpcTransfer final : public p2p::DeviceTransfer {
     out->pid = static_cast<uint64_t>(getpid());
     out->address = reinterpret_cast<uint64_t>(data);
     out->offset = offset;
+    out->buffer_id = range.buffer_id;
+    out->size = range.size;
     std::memcpy(out->handle, &handle, sizeof(handle));
     return OkStatus();
   }
@@ -131,8 +133,13 @@ class IpcTransfer final : public p2p::DeviceTransfer {
   }
 
  private:
+  // An opened allocation of a peer, known by the peer's buffer id: the handle
+  // bytes of one allocation differ from export to export, and opening one
+  // allocation twice in a process fails (cudaErrorAlreadyMapped), also on
+  // another GPU.
   struct Mapping {
-    uint8_t handle[64];
+    uint64_t buffer_id;
+    uint64_t remote_base, remote_size;  // the allocation in the sender's address space
     int device;
     void* base;
     uint64_t last_use;
@@ -146,7 +153,7 @@ class IpcTransfer final : public p2p::DeviceTransfer {
   StatusOr<void*> Open(int world_source, const p2p::DeviceExport& from, int device) {
     std::vector<Mapping>& list = mappings_[world_source];
     for (Mapping& m : list) {
-      if (m.device == device && std::memcmp(m.handle, from.handle, sizeof(m.handle)) == 0) {
+      if (m.buffer_id == from.buffer_id) {  // opened on any GPU: a UVA address valid in the whole process
         m.last_use = ++uses_;
         return m.base;
       }
@@ -164,7 +171,25 @@ class IpcTransfer final : public p2p::DeviceTransfer {
     cudaIpcMemHandle_t handle;
     std::memcpy(&handle, from.handle, sizeof(handle));
     void* base = nullptr;
-    const cudaError_t e = cudaIpcOpenMemHandle(&base, handle, cudaIpcMemLazyEnablePeerAccess);
+    cudaError_t e = cudaIpcOpenMemHandle(&base, handle, cudaIpcMemLazyEnablePeerAccess);
+    const uint64_t remote_base = from.address - from.offset;
+    // The driver maps the memory under an allocation, and small cudaMalloc
+    // blocks share 2 MiB pages: a block the sender freed and whose memory a
+    // new block reuses is still mapped here under its old id. Close the
+    // sender's mappings near the new block (by the sender's addresses, in 2 MiB
+    // pages) and retry; then all of the sender's.
+    for (int pass = 0; pass < 2 && e == cudaErrorAlreadyMapped; ++pass) {
+      cudaGetLastError();
+      constexpr uint64_t kPage = uint64_t{2} << 20;
+      const uint64_t low = remote_base & ~(kPage - 1);
+      const uint64_t high = (remote_base + from.size + kPage - 1) & ~(kPage - 1);
+      std::erase_if(list, [&](const Mapping& m) {
+        const bool near = m.remote_base < high && m.remote_base + m.remote_size > low;
+        if (pass == 1 || near) Close(m);
+        return pass == 1 || near;
+      });
+      e = cudaIpcOpenMemHandle(&base, handle, cudaIpcMemLazyEnablePeerAccess);
+    }
     if (e != cudaSuccess) {
       cudaGetLastError();
       const bool no_peer = e == cudaErrorPeerAccessUnsupported || e == cudaErrorInvalidDevice;
@@ -174,7 +199,9 @@ class IpcTransfer final : public p2p::DeviceTransfer {
                         cudaGetErrorString(e) + ")" + (no_peer ? "; the two GPUs have no peer access" : ""));
     }
     Mapping m{};
-    std::memcpy(m.handle, from.handle, sizeof(m.handle));
+    m.buffer_id = from.buffer_id;
+    m.remote_base = remote_base;
+    m.remote_size = from.size;
     m.device = device;
     m.base = base;
     m.last_use = ++uses_;

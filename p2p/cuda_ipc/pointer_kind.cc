@@ -47,13 +47,14 @@ DeviceRange RangeOf(const void* p) {
   unsigned long long managed = 0;  // the driver writes a bool into the low byte
   CUdeviceptr start = 0;
   size_t size = 0;
-  CUpointer_attribute attrs[5] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                                  CU_POINTER_ATTRIBUTE_IS_MANAGED, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-                                  CU_POINTER_ATTRIBUTE_RANGE_SIZE};
-  void* data[5] = {&memory_type, &ordinal, &managed, &start, &size};
-  if (fn(5, attrs, data, reinterpret_cast<CUdeviceptr>(p)) != CUDA_SUCCESS) return {};
+  unsigned long long buffer_id = 0;
+  CUpointer_attribute attrs[6] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                  CU_POINTER_ATTRIBUTE_IS_MANAGED,  CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                  CU_POINTER_ATTRIBUTE_RANGE_SIZE,  CU_POINTER_ATTRIBUTE_BUFFER_ID};
+  void* data[6] = {&memory_type, &ordinal, &managed, &start, &size, &buffer_id};
+  if (fn(6, attrs, data, reinterpret_cast<CUdeviceptr>(p)) != CUDA_SUCCESS) return {};
   if (memory_type != CU_MEMORYTYPE_DEVICE && memory_type != CU_MEMORYTYPE_UNIFIED) return {};
-  return DeviceRange{true, (managed & 0xff) != 0, ordinal, reinterpret_cast<const void*>(start), size};
+  return DeviceRange{true, (managed & 0xff) != 0, ordinal, reinterpret_cast<const void*>(start), size, buffer_id};
 }
 
 }  // namespace gpurun::cuda

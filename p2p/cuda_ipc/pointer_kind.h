@@ -24,8 +24,9 @@ struct DeviceRange {
   bool device = false;   // false: host memory, or the driver could not say
   bool managed = false;  // cudaMallocManaged memory
   int ordinal = -1;
-  const void* base = nullptr;  // start of the allocation
-  size_t size = 0;             // its size in bytes
+  const void* base = nullptr;        // start of the allocation
+  size_t size = 0;                   // its size in bytes
+  unsigned long long buffer_id = 0;  // the driver's id of the allocation, never reused in this process
 };
 DeviceRange RangeOf(const void* p);
 
