@@ -75,8 +75,13 @@ std::string ComputeSanitizer() {
   return Executable(fallback) ? fallback : "";
 }
 
+std::vector<Coll> RingColls() { return matrix::GpuRingColls(); }
+std::vector<Coll> P2pColls() { return matrix::P2pColls(); }
+
 std::vector<Coll> RequiredColls() {
-  return {Coll::kAllreduce, Coll::kBcast, Coll::kBroadcast, Coll::kReduce, Coll::kAllgather, Coll::kReducescatter};
+  std::vector<Coll> required = RingColls();
+  for (Coll c : P2pColls()) required.push_back(c);
+  return required;
 }
 
 std::vector<Coll> OtherColls() {
@@ -117,7 +122,13 @@ matrix::MatrixJob GpuMatrixTest::Job() const {
   job.limit_s = g.limit_s;
   job.device.on = true;
   job.device.stream = g.stream;
-  if (g.may_be_unsupported) job.device.may_be_unsupported = colls_;
+  // A required collective stays required even in a case that allows grUnsupported.
+  const std::vector<Coll> others = OtherColls();
+  for (Coll c : colls_) {
+    if (g.may_be_unsupported && std::find(others.begin(), others.end(), c) != others.end()) {
+      job.device.may_be_unsupported.push_back(c);
+    }
+  }
   // Each rank's sanitizer exits 3 when it found an error.
   if (!g.tool.empty()) job.wrapper = {ComputeSanitizer(), "--tool", g.tool, "--error-exitcode", "3"};
   return job;

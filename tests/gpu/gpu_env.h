@@ -1,7 +1,8 @@
 // What the GPU tests (ctest label gpu) need before they start a job: whether
 // this machine has a CUDA device (and if not, why: the skip message), which
-// collectives the GPU data path must support on device buffers, the
-// optional restriction of a run to some collectives
+// collectives must run on device buffers (the GPU ring path's and those over
+// device point-to-point), the optional restriction of a run to some
+// collectives
 // (GR_TEST_GPU_COLLS=allreduce,reduce, names as coll_matrix --colls takes),
 // and where compute-sanitizer is ($GR_TEST_COMPUTE_SANITIZER, else PATH,
 // else /usr/local/cuda/bin). GpuMatrixTest is the fixture of every GPU
@@ -33,11 +34,19 @@ int GpuCount();
 // The path of compute-sanitizer, or "" when there is none.
 std::string ComputeSanitizer();
 
-// The collectives the GPU data path supports on device buffers (every type
-// and op of the host path): allreduce, bcast, broadcast, reduce, allgather,
-// reducescatter.
+// The collectives of the GPU ring path (every type and op of the host path,
+// ring with the Simple protocol only): allreduce, bcast, broadcast, reduce,
+// allgather, reducescatter.
+std::vector<Coll> RingColls();
+// The collectives over device point-to-point, exact on device buffers as on
+// host ones, under any forced algorithm and protocol: allgatherv, alltoall,
+// alltoallv, gather, gatherv, scatter, scatterv.
+std::vector<Coll> P2pColls();
+// Both: the collectives that must run on device buffers (grUnsupported is a
+// failure for them in every GPU job).
 std::vector<Coll> RequiredColls();
-// Every other collective: on device buffers each may answer grUnsupported.
+// Every other collective (the barrier): on device buffers it may answer
+// grUnsupported.
 std::vector<Coll> OtherColls();
 
 // One GPU matrix job.
@@ -47,7 +56,7 @@ struct GpuCase {
   bool stream = false;  // coll_matrix --stream
   matrix::Variant variant;
   std::vector<Coll> colls;          // before GR_TEST_GPU_COLLS
-  bool may_be_unsupported = false;  // the collectives may answer grUnsupported
+  bool may_be_unsupported = false;  // those of OtherColls() may answer grUnsupported
   std::vector<std::string> slice;   // coll_matrix's --types, --sizes, ...
   double limit_s = 300;
   std::string tool;  // run each rank under `compute-sanitizer --tool <tool>` ("": directly)

@@ -3,18 +3,29 @@
 // coll_matrix --device=cuda job under gpurun, with the calls on the null
 // stream ("null": complete on return) or on a stream of the program's own
 // ("stream": synchronized before the checks):
-//  - Supported: the collectives the GPU path supports, every type and op, on
+//  - Supported: the collectives of the GPU ring path, every type and op, on
 //    2 ranks (one per GPU when there are two) and 4 (two per GPU), in three
 //    slices: small (counts 0, 1 and odd ones up to 64 KiB, offsets 0/4/8/12,
 //    in and out of place), large (4 MiB + 7 B: pipelined over several steps)
 //    and huge (70 MiB + 5 B: many loops over the channels' buffers; fewer
 //    types and ops, to stay quick);
 //  - Variants: the same under each forced (ring|tree) x (LL|LL128|Simple) on
-//    2 ranks, up to 1 MiB + 5 B, judged by the host engine's rejection table;
-//  - Others: the collectives the GPU path may not support yet: exact where
-//    they run, else grUnsupported with every buffer untouched (the barrier
-//    on the null stream only).
+//    2 ranks, up to 1 MiB + 5 B, judged by the device rejection table;
+//  - P2p: the collectives over device point-to-point (allgatherv, alltoall(v),
+//    gather(v), scatter(v)), checked exactly as on host buffers (grUnsupported
+//    is a failure), on 2 and 4 ranks, both stream modes, small and large
+//    (1 MiB + 5 B, 4 MiB + 7 B) slices;
+//  - P2pVariants: the same under forced algorithms and protocols, which they
+//    have none of: never rejected;
+//  - Others: the barrier, which may answer grUnsupported (null stream only);
+//  - GpuMatrixCases: the tables above, checked without a GPU.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <initializer_list>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "tests/gpu/gpu_env.h"
 
@@ -43,16 +54,22 @@ const Slice kHuge = {
 
 std::string ModeName(int ranks, bool stream) { return std::to_string(ranks) + "ranks_" + (stream ? "stream" : "null"); }
 
-std::vector<GpuCase> SupportedCases() {
+const Slice kP2pSmall = {
+    "small", {"--types=all", "--sizes=0,1,7,1023,4099,65541", "--offsets=0,12", "--inplace=out,in"}, 300};
+const Slice kP2pLarge = {
+    "large", {"--types=int8,half,float,double", "--sizes=1048581,4194311", "--offsets=4", "--inplace=out,in"}, 600};
+
+// `colls` in every slice, on 2 and 4 ranks, null and stream.
+std::vector<GpuCase> ModeCases(const std::vector<Coll>& colls, std::initializer_list<const Slice*> slices) {
   std::vector<GpuCase> cases;
-  for (const Slice* slice : {&kSmall, &kLarge, &kHuge}) {
+  for (const Slice* slice : slices) {
     for (int ranks : {2, 4}) {
       for (bool stream : {false, true}) {
         GpuCase g;
         g.name = ModeName(ranks, stream) + "_" + slice->name;
         g.ranks = ranks;
         g.stream = stream;
-        g.colls = RequiredColls();
+        g.colls = colls;
         g.slice = slice->flags;
         g.limit_s = slice->limit_s;
         cases.push_back(g);
@@ -62,6 +79,9 @@ std::vector<GpuCase> SupportedCases() {
   return cases;
 }
 
+std::vector<GpuCase> SupportedCases() { return ModeCases(RingColls(), {&kSmall, &kLarge, &kHuge}); }
+std::vector<GpuCase> P2pCases() { return ModeCases(P2pColls(), {&kP2pSmall, &kP2pLarge}); }
+
 std::vector<GpuCase> VariantCases() {
   std::vector<GpuCase> cases;
   for (Algo a : {Algo::kRing, Algo::kTree}) {
@@ -69,7 +89,7 @@ std::vector<GpuCase> VariantCases() {
       GpuCase g;
       g.variant = {a, p};
       g.name = "2ranks_null_" + matrix::VariantName(g.variant);
-      g.colls = RequiredColls();
+      g.colls = RingColls();
       g.slice = {"--types=all", "--ops=all", "--sizes=0,1,7,1023,4099,65541,1048581", "--offsets=0,12",
                  "--inplace=out,in"};
       g.limit_s = 600;
@@ -79,24 +99,64 @@ std::vector<GpuCase> VariantCases() {
   return cases;
 }
 
+// Forcing an algorithm or protocol the ring path rejects leaves the
+// point-to-point collectives running.
+std::vector<GpuCase> P2pVariantCases() {
+  std::vector<GpuCase> cases;
+  for (matrix::Variant v : {matrix::Variant{Algo::kTree, Proto::kLL}, matrix::Variant{Algo::kRing, Proto::kLL128},
+                            matrix::Variant{Algo::kOneShot, Proto::kSimple}}) {
+    GpuCase g;
+    g.variant = v;
+    g.name = "2ranks_null_" + matrix::VariantName(v);
+    g.colls = P2pColls();
+    g.slice = {"--types=int8,half,double", "--sizes=0,7,4099,65541", "--offsets=0,12", "--inplace=out,in"};
+    cases.push_back(g);
+  }
+  return cases;
+}
+
+// A barrier has no buffers to be device ones: on a stream gpurun.h does not
+// say whether it is stream-ordered or invalid usage, so only the null stream.
 std::vector<GpuCase> OtherCases() {
   std::vector<GpuCase> cases;
   for (int ranks : {2, 4}) {
-    for (bool stream : {false, true}) {
-      GpuCase g;
-      g.name = ModeName(ranks, stream);
-      g.ranks = ranks;
-      g.stream = stream;
-      g.colls = OtherColls();
-      // A barrier has no buffers to be device ones: on a stream gpurun.h does
-      // not say whether it is stream-ordered or invalid usage.
-      if (stream) std::erase(g.colls, matrix::Coll::kBarrier);
-      g.may_be_unsupported = true;
-      g.slice = {"--types=all", "--sizes=0,1,7,1023,4099,65541", "--offsets=0,12", "--inplace=out,in"};
-      cases.push_back(g);
-    }
+    GpuCase g;
+    g.name = ModeName(ranks, false);
+    g.ranks = ranks;
+    g.colls = OtherColls();
+    g.may_be_unsupported = true;
+    cases.push_back(g);
   }
   return cases;
+}
+
+// The case tables themselves (no GPU needed): every collective but the
+// barrier is required somewhere, the point-to-point ones on both stream modes
+// and rank counts, and no case lets a required collective be unsupported.
+TEST(GpuMatrixCases, RequiredCollectivesAreNeverAllowedUnsupported) {
+  std::vector<GpuCase> all = SupportedCases();
+  for (const auto& more : {VariantCases(), P2pCases(), P2pVariantCases(), OtherCases()}) {
+    all.insert(all.end(), more.begin(), more.end());
+  }
+  const std::vector<Coll> others = OtherColls();
+  std::set<std::string> required_modes;
+  for (const GpuCase& g : all) {
+    for (Coll c : g.colls) {
+      const bool other = std::find(others.begin(), others.end(), c) != others.end();
+      EXPECT_TRUE(other || !g.may_be_unsupported) << g.name << ": " << matrix::CollName(c);
+      if (!g.may_be_unsupported)
+        required_modes.insert(std::string(matrix::CollName(c)) + " " + ModeName(g.ranks, g.stream));
+    }
+  }
+  for (Coll c : RequiredColls()) {
+    for (int ranks : {2, 4}) {
+      for (bool stream : {false, true}) {
+        EXPECT_EQ(required_modes.count(std::string(matrix::CollName(c)) + " " + ModeName(ranks, stream)), 1u)
+            << matrix::CollName(c) << " is not required on " << ModeName(ranks, stream);
+      }
+    }
+  }
+  EXPECT_EQ(others, std::vector<Coll>{Coll::kBarrier});
 }
 
 class CollMatrixGpu : public GpuMatrixTest {};
@@ -105,6 +165,8 @@ TEST_P(CollMatrixGpu, DeviceBuffers) { matrix::RunMatrixJob(Job()); }
 
 INSTANTIATE_TEST_SUITE_P(Supported, CollMatrixGpu, ::testing::ValuesIn(SupportedCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(Variants, CollMatrixGpu, ::testing::ValuesIn(VariantCases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(P2p, CollMatrixGpu, ::testing::ValuesIn(P2pCases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(P2pVariants, CollMatrixGpu, ::testing::ValuesIn(P2pVariantCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(Others, CollMatrixGpu, ::testing::ValuesIn(OtherCases()), CaseName);
 
 }  // namespace

@@ -24,7 +24,7 @@ std::vector<GpuCase> SanitizerCases() {
     g.tool = "memcheck";
     g.stream = stream;
     g.name = std::string("memcheck_2ranks_") + (stream ? "stream" : "null");
-    g.colls = RequiredColls();
+    g.colls = RingColls();
     g.slice = {"--types=int8,half,float", "--ops=sum,max", "--sizes=1,4099,65541,1048581", "--offsets=4",
                "--inplace=out,in"};
     g.limit_s = 600;
@@ -34,7 +34,7 @@ std::vector<GpuCase> SanitizerCases() {
   GpuCase g;
   g.tool = "racecheck";
   g.name = "racecheck_2ranks_null";
-  g.colls = RequiredColls();
+  g.colls = RingColls();
   g.slice = {"--types=float", "--ops=sum", "--sizes=1,4099,65541", "--offsets=4", "--inplace=out,in"};
   g.limit_s = 600;
   cases.push_back(g);

@@ -2,7 +2,8 @@
 // fake DeviceBuffers whose "device" memory is host memory (the call sees the
 // mirror, 256-aligned plus the offset; what it writes there, guards
 // included, is judged after the copy back; grUnsupported is accepted only
-// where allowed and only with untouched buffers), and the device flags.
+// where allowed and only with untouched buffers; the point-to-point
+// collectives are judged as on host buffers), and the device flags.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -51,7 +52,7 @@ class FakeDevice final : public DeviceBuffers {
 
 using Act = std::function<grResult_t(const int32_t* send, int32_t* recv)>;
 
-// A one-rank allreduce of 1000 int32 at offset 4 on the fake device.
+// A one-rank allreduce (or c_.coll) of 1000 int32 at offset 4 on the fake device.
 class DeviceCall : public ::testing::Test {
  protected:
   DeviceCall() : patterns_(1), reporter_(0, 0) {
@@ -63,7 +64,7 @@ class DeviceCall : public ::testing::Test {
     c_.offset = 4;
   }
   uint64_t Failures(const Act& act) {
-    Plan p = PlanAllreduce(c_, x_);
+    Plan p = MakePlan(c_, x_);
     p.call = [act](const void* s, void* r) { return act(static_cast<const int32_t*>(s), static_cast<int32_t*>(r)); };
     CaseRunner runner(x_, reporter_);
     const uint64_t before = reporter_.failures();
@@ -116,6 +117,34 @@ TEST_F(DeviceCall, UnsupportedOnlyWhereAllowedAndUntouched) {
               return grUnsupported;
             }),
             1u);
+}
+
+// The collectives over point-to-point run on device buffers and are judged
+// exactly as on host buffers: grUnsupported is a failure unless the job
+// allows it, a wrong element is one, and a forced algorithm or protocol does
+// not reject them (a grInvalidUsage is a failure).
+TEST_F(DeviceCall, PointToPointCollectivesMustRunExactly) {
+  c_.coll = Coll::kAlltoall;  // one rank: its one block goes to itself
+  EXPECT_EQ(Failures(Copy), 0u);
+  EXPECT_EQ(reporter_.checks(), 1u);
+  EXPECT_EQ(Failures([](const int32_t*, int32_t*) { return grUnsupported; }), 1u);
+  EXPECT_EQ(reporter_.unsupported(), 0u);
+  EXPECT_EQ(Failures([](const int32_t* s, int32_t* r) {
+              Copy(s, r);
+              r[500] ^= 1;
+              return grSuccess;
+            }),
+            1u);
+  for (Algo a : {Algo::kRing, Algo::kTree, Algo::kOneShot}) {
+    for (Proto p : {Proto::kLL, Proto::kLL128, Proto::kSimple}) {
+      c_.algo = a;
+      c_.proto = p;
+      EXPECT_EQ(Failures(Copy), 0u) << AlgoName(a) << " " << ProtoName(p);
+      EXPECT_EQ(Failures([](const int32_t*, int32_t*) { return grInvalidUsage; }), 1u)
+          << AlgoName(a) << " " << ProtoName(p);
+    }
+  }
+  EXPECT_EQ(reporter_.skipped(), 0u);
 }
 
 std::optional<Flags> Parse(std::vector<std::string> args, std::string* error) {

@@ -3,9 +3,11 @@
 // and bfloat16), exactness of every op's inputs and results in every type,
 // patterns that find a wrong element, guards that catch a write past either
 // end, and a case runner that reports a wrong element, an overrun, a changed
-// input, a write into an unused buffer and an unexpected rejection.
+// input, a write into an unused buffer and an unexpected rejection; and the
+// rejection tables of host and device buffers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -200,10 +202,43 @@ TEST(ExpectRejectedOnDevice, OnlyRingSimpleForTheGpuCollectives) {
     EXPECT_STREQ(RejectingVariableOnDevice(c, Algo::kTree, Proto::kSimple), "GPURUN_ALGO");
     EXPECT_STREQ(RejectingVariableOnDevice(c, Algo::kRing, Proto::kLL128), "GPURUN_PROTO");
   }
-  // The others keep the host rules (they run on host paths or are unsupported).
-  EXPECT_FALSE(ExpectRejectedOnDevice(Coll::kAlltoall, Algo::kTree, Proto::kLL));
+  // The barrier keeps the host rules.
   EXPECT_EQ(ExpectRejectedOnDevice(Coll::kBarrier, Algo::kTree, Proto::kLL),
             ExpectRejected(Coll::kBarrier, Algo::kTree, Proto::kLL));
+}
+
+// The collectives lowered onto point-to-point run on device buffers too, over
+// device point-to-point: no forced algorithm or protocol rejects them there,
+// as on host buffers.
+TEST(ExpectRejectedOnDevice, NeverForThePointToPointCollectives) {
+  ASSERT_EQ(P2pColls().size(), 7u);
+  for (Coll c : P2pColls()) {
+    for (Algo a : {Algo::kAuto, Algo::kRing, Algo::kTree, Algo::kOneShot}) {
+      for (Proto p : {Proto::kAuto, Proto::kLL, Proto::kLL128, Proto::kSimple}) {
+        EXPECT_FALSE(ExpectRejectedOnDevice(c, a, p)) << CollName(c) << " " << AlgoName(a) << " " << ProtoName(p);
+        EXPECT_FALSE(ExpectRejected(c, a, p)) << CollName(c) << " " << AlgoName(a) << " " << ProtoName(p);
+      }
+    }
+  }
+}
+
+// Every collective but the barrier is served on device buffers, by the ring
+// path or by point-to-point, never both.
+TEST(DeviceColls, RingAndPointToPointPartitionAllButTheBarrier) {
+  std::vector<Coll> both = GpuRingColls();
+  const std::vector<Coll> p2p = P2pColls();
+  both.insert(both.end(), p2p.begin(), p2p.end());
+  std::sort(both.begin(), both.end());
+  EXPECT_EQ(std::adjacent_find(both.begin(), both.end()), both.end()) << "in both lists";
+  std::vector<Coll> all = AllColls();
+  std::erase(all, Coll::kBarrier);
+  EXPECT_EQ(both, all);
+  for (Coll c : {Coll::kAllgatherv, Coll::kAlltoall, Coll::kAlltoallv, Coll::kGather, Coll::kGatherv, Coll::kScatter,
+                 Coll::kScatterv}) {
+    EXPECT_TRUE(IsP2pColl(c)) << CollName(c);
+  }
+  EXPECT_FALSE(IsP2pColl(Coll::kBarrier));
+  EXPECT_FALSE(IsP2pColl(Coll::kAllgather));
 }
 
 }  // namespace

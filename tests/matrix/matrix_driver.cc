@@ -25,19 +25,6 @@ std::string NonEmptyEnv(const char* name) {
   return value == nullptr ? "" : value;
 }
 
-std::string BinDir() {
-  if (std::string dir = NonEmptyEnv("GR_TEST_BIN_DIR"); !dir.empty()) return dir;
-  std::error_code ec;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec && std::filesystem::exists(self.parent_path() / "coll_matrix", ec)) return self.parent_path().string();
-  return GPURUN_BIN_DIR;
-}
-
-std::string Launcher(const std::string& bin) {
-  std::string launcher = NonEmptyEnv("GR_TEST_LAUNCHER");
-  return launcher.empty() ? bin + "/gpurun" : launcher;
-}
-
 // coll_matrix's flags for the job's device mode.
 std::vector<std::string> DeviceFlags(const MatrixJob& job) {
   if (!job.device.on) return {};
@@ -53,9 +40,9 @@ std::vector<std::string> DeviceFlags(const MatrixJob& job) {
 }
 
 mp::RunOptions Command(const MatrixJob& job) {
-  const std::string bin = BinDir();
+  const std::string bin = TestBinDir("coll_matrix");
   mp::RunOptions o;
-  o.argv = {Launcher(bin), "-n", std::to_string(job.ranks)};
+  o.argv = {TestLauncher(bin), "-n", std::to_string(job.ranks)};
   o.argv.insert(o.argv.end(), job.wrapper.begin(), job.wrapper.end());
   o.argv.insert(o.argv.end(),
                 {bin + "/coll_matrix", std::string("--algo=") + AlgoName(job.variant.algo),
@@ -123,6 +110,19 @@ void CheckRejections(const MatrixJob& job, const std::string& out, uint64_t chec
 }
 
 }  // namespace
+
+std::string TestBinDir(const std::string& program) {
+  if (std::string dir = NonEmptyEnv("GR_TEST_BIN_DIR"); !dir.empty()) return dir;
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec && std::filesystem::exists(self.parent_path() / program, ec)) return self.parent_path().string();
+  return GPURUN_BIN_DIR;
+}
+
+std::string TestLauncher(const std::string& bin_dir) {
+  std::string launcher = NonEmptyEnv("GR_TEST_LAUNCHER");
+  return launcher.empty() ? bin_dir + "/gpurun" : launcher;
+}
 
 std::string JoinColls(const std::vector<Coll>& colls) {
   std::string text;

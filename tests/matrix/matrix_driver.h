@@ -48,6 +48,12 @@ struct MatrixJob {
   std::vector<std::string> wrapper;  // run each rank as wrapper + coll_matrix ... (compute-sanitizer --tool memcheck)
 };
 
+// The folder of the rank programs: $GR_TEST_BIN_DIR, else the running test
+// executable's folder when `program` is there, else the build's bin folder.
+std::string TestBinDir(const std::string& program);
+// $GR_TEST_LAUNCHER, else gpurun in `bin_dir`.
+std::string TestLauncher(const std::string& bin_dir);
+
 // "allreduce,bcast".
 std::string JoinColls(const std::vector<Coll>& colls);
 

@@ -149,7 +149,26 @@ bool GpuServes(Coll coll) {
 }
 }  // namespace
 
+std::vector<Coll> GpuRingColls() {
+  std::vector<Coll> colls;
+  for (Coll c : AllColls()) {
+    if (GpuServes(c)) colls.push_back(c);
+  }
+  return colls;
+}
+
+bool IsP2pColl(Coll coll) { return !HasAlgorithm(coll); }
+
+std::vector<Coll> P2pColls() {
+  std::vector<Coll> colls;
+  for (Coll c : AllColls()) {
+    if (IsP2pColl(c)) colls.push_back(c);
+  }
+  return colls;
+}
+
 bool ExpectRejectedOnDevice(Coll coll, Algo algo, Proto proto) {
+  if (IsP2pColl(coll)) return false;  // device point-to-point: no algorithm to restrict
   if (!GpuServes(coll)) return ExpectRejected(coll, algo, proto);
   return (algo != Algo::kAuto && algo != Algo::kRing) || (proto != Proto::kAuto && proto != Proto::kSimple);
 }

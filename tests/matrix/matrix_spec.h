@@ -79,11 +79,21 @@ std::optional<Proto> ProtoByName(std::string_view name);
 // rejected.
 bool ExpectRejected(Coll coll, Algo algo, Proto proto);
 
-// The same for device buffers: the GPU path has ring with the Simple protocol
-// only, so any other forced algorithm or protocol of the collectives it
-// serves (allreduce, bcast, broadcast, reduce, allgather, reducescatter) is
-// rejected.
+// The same for device buffers: the GPU ring path has ring with the Simple
+// protocol only, so any other forced algorithm or protocol of the collectives
+// it serves (GpuRingColls) is rejected. The collectives lowered onto
+// point-to-point (P2pColls) run over device-buffer point-to-point there and,
+// as on host buffers, have no algorithm to restrict: never rejected. The
+// barrier keeps the host rules.
 bool ExpectRejectedOnDevice(Coll coll, Algo algo, Proto proto);
+
+// The collectives of the GPU ring path on device buffers: allreduce, bcast,
+// broadcast, reduce, allgather, reducescatter.
+std::vector<Coll> GpuRingColls();
+// The collectives lowered onto point-to-point, on host and device buffers
+// alike: allgatherv, alltoall, alltoallv, gather, gatherv, scatter, scatterv.
+std::vector<Coll> P2pColls();
+bool IsP2pColl(Coll coll);
 
 // The variable whose value leaves nothing for `coll` ("GPURUN_ALGO" or
 // "GPURUN_PROTO"); only meaningful when ExpectRejected.

@@ -1,0 +1,58 @@
+// Device-buffer point-to-point as real jobs (ctest label gpu): `gpurun -n 2`
+// (one GPU each when there are two) and `gpurun -n 4` (two ranks a GPU
+// then) run device_p2p_check, whose checks are listed there; the job must
+// exit 0 with a summary of 0 failures and no FAIL line. Skipped, saying why,
+// without a CUDA device (or in a build without CUDA).
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "tests/gpu/gpu_env.h"
+#include "tests/mp/process_runner.h"
+
+namespace gpurun::gpu_test {
+namespace {
+
+class DeviceP2p : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    if (!NoGpuReason().empty()) GTEST_SKIP() << NoGpuReason();
+    RecordProperty("gpus", GpuCount());
+  }
+};
+
+TEST_P(DeviceP2p, ExactResults) {
+  const std::string bin = matrix::TestBinDir("device_p2p_check");
+  mp::RunOptions o;
+  o.argv = {matrix::TestLauncher(bin), "-n", std::to_string(GetParam()), bin + "/device_p2p_check"};
+  // A hang fails after GPURUN_TIMEOUT instead of its default; no forced
+  // algorithm of the caller's environment leaks into the job's collectives.
+  o.env = {{"GPURUN_TIMEOUT", "120"}, {"GPURUN_ALGO", ""}, {"GPURUN_PROTO", ""}};
+  o.limit = 600;
+  std::string command;
+  for (const std::string& a : o.argv) command += a + " ";
+  SCOPED_TRACE(command);
+
+  const mp::RunResult r = mp::RunProcess(o);
+  const std::string output = r.out + r.err;
+  EXPECT_FALSE(r.hit_limit) << "killed after " << o.limit << " s\n" << output;
+  EXPECT_EQ(mp::LeftoverProcesses(r.marker), std::vector<int>{}) << "processes of the job were left behind";
+  EXPECT_EQ(r.exit_code, 0) << output;
+  EXPECT_EQ(mp::CountLines(r.out, "FAIL "), 0) << output;
+  const std::regex summary(R"(device_p2p_check: (\d+) checks, (\d+) failures, (\d+) skipped on (\d+) ranks)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, summary)) << "no summary line\n" << output;
+  EXPECT_GT(std::stoull(m[1]), 0u) << output;
+  EXPECT_EQ(m[2].str(), "0") << output;
+  EXPECT_EQ(std::stoi(m[4]), GetParam()) << output;
+  if (m[3].str() != "0") std::printf("device_p2p_check skipped %s check(s):\n%s", m[3].str().c_str(), output.c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, DeviceP2p, ::testing::Values(2, 4), [](const ::testing::TestParamInfo<int>& info) {
+  return std::to_string(info.param) + "ranks";
+});
+
+}  // namespace
+}  // namespace gpurun::gpu_test
