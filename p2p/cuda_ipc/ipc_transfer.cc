@@ -83,17 +83,7 @@ class IpcTransfer final : public p2p::DeviceTransfer {
                              " runs past the end of its GPU allocation (" + std::to_string(range.size) +
                              " bytes from " + Address(range.base) + ")");
     }
-    DeviceScope scope(range.ordinal);
-    GR_RETURN_IF_ERROR(scope.status());
-    cudaIpcMemHandle_t handle;
-    const cudaError_t e = cudaIpcGetMemHandle(&handle, const_cast<void*>(range.base));
-    if (e != cudaSuccess) {
-      cudaGetLastError();  // not sticky: clear it for the application
-      return Unsupported("CUDA IPC cannot export the GPU buffer at " + Address(data) + " (" + cudaGetErrorName(e) +
-                         ": " + cudaGetErrorString(e) +
-                         "); memory from cudaMallocAsync pools or cuMemCreate cannot be sent between processes "
-                         "this way, use cudaMalloc");
-    }
+    GR_ASSIGN_OR_RETURN(const cudaIpcMemHandle_t handle, HandleOf(range, data));
     out->pid = static_cast<uint64_t>(getpid());
     out->address = reinterpret_cast<uint64_t>(data);
     out->offset = offset;
@@ -137,6 +127,26 @@ class IpcTransfer final : public p2p::DeviceTransfer {
   // bytes of one allocation differ from export to export, and opening one
   // allocation twice in a process fails (cudaErrorAlreadyMapped), also on
   // another GPU.
+  // The export of an allocation, made once: buffer ids are never reused, so
+  // an entry cannot go stale; the oldest go beyond kExportsKept.
+  StatusOr<cudaIpcMemHandle_t> HandleOf(const DeviceRange& range, const void* data) {
+    if (auto it = exports_.find(range.buffer_id); it != exports_.end()) return it->second;
+    DeviceScope scope(range.ordinal);
+    GR_RETURN_IF_ERROR(scope.status());
+    cudaIpcMemHandle_t handle;
+    const cudaError_t e = cudaIpcGetMemHandle(&handle, const_cast<void*>(range.base));
+    if (e != cudaSuccess) {
+      cudaGetLastError();  // not sticky: clear it for the application
+      return Unsupported("CUDA IPC cannot export the GPU buffer at " + Address(data) + " (" + cudaGetErrorName(e) +
+                         ": " + cudaGetErrorString(e) +
+                         "); memory from cudaMallocAsync pools or cuMemCreate cannot be sent between processes "
+                         "this way, use cudaMalloc");
+    }
+    if (exports_.size() >= kExportsKept) exports_.erase(exports_.begin());  // the lowest id: most likely the oldest
+    exports_.emplace(range.buffer_id, handle);
+    return handle;
+  }
+
   struct Mapping {
     uint64_t buffer_id;
     uint64_t remote_base, remote_size;  // the allocation in the sender's address space
@@ -224,8 +234,10 @@ class IpcTransfer final : public p2p::DeviceTransfer {
     return OkStatus();
   }
 
-  std::map<int, cudaStream_t> streams_;           // by device: copies are ordered after nothing of the application
-  std::map<int, std::vector<Mapping>> mappings_;  // by sender world rank
+  static constexpr size_t kExportsKept = 256;
+  std::map<uint64_t, cudaIpcMemHandle_t> exports_;  // by buffer id
+  std::map<int, cudaStream_t> streams_;             // by device: copies are ordered after nothing of the application
+  std::map<int, std::vector<Mapping>> mappings_;    // by sender world rank
   uint64_t uses_ = 0;
   const bool use_sm_ = params::kP2pDeviceCopy.Get() == 1;  // GPURUN_P2P_DEVICE_COPY=sm
   const int copy_blocks_ = static_cast<int>(params::kP2pCopyBlocks.Get());
