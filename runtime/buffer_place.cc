@@ -87,22 +87,4 @@ int DeviceOrdinalOf(const void* p) {
   return -1;
 }
 
-Status RequireHostBuffers(std::initializer_list<const void*> buffers, const char* what) {
-#if GPURUN_HAVE_GPU_COLL
-  if (!DeviceMemoryPossible()) return OkStatus();
-  for (const void* b : buffers) {
-    const cuda::PointerKind k = cuda::KindOf(b);
-    if (k.device) {
-      return Unsupported(std::string(what) + " on " + Describe(k) +
-                         " is not built yet: the GPU path serves allreduce, allgather, reduce_scatter, broadcast and "
-                         "reduce so far; use host buffers here");
-    }
-  }
-#else
-  (void)buffers;
-  (void)what;
-#endif
-  return OkStatus();
-}
-
 }  // namespace gpurun

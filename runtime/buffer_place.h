@@ -40,10 +40,6 @@ Status OrderAfterStream(std::initializer_list<const void*> buffers, std::initial
 // The GPU whose memory holds `p`, or -1 for host memory.
 int DeviceOrdinalOf(const void* p);
 
-// For calls the GPU path does not serve yet: Unsupported naming `what` when
-// any buffer is device memory.
-Status RequireHostBuffers(std::initializer_list<const void*> buffers, const char* what);
-
 }  // namespace gpurun
 
 #endif  // GPURUN_RUNTIME_BUFFER_PLACE_H_

@@ -1,7 +1,7 @@
 // Buffer placement (runtime/buffer_place.h) for host memory: whatever the
 // machine (with or without a CUDA driver), host buffers place on the host,
-// a stream with them is Unsupported saying why, and RequireHostBuffers lets
-// them through.
+// a stream with them is Unsupported saying why, and OrderAfterStream lets
+// them through without a stream and names them with one.
 #include "runtime/buffer_place.h"
 
 #include <gtest/gtest.h>
@@ -31,9 +31,12 @@ TEST(BufferPlace, AStreamWithHostBuffersIsUnsupported) {
       << p.status().message();
 }
 
-TEST(BufferPlace, HostBuffersPassRequireHostBuffers) {
+TEST(BufferPlace, HostBuffersPassOrderAfterStreamOnlyWithoutAStream) {
   std::vector<char> a(8);
-  EXPECT_TRUE(RequireHostBuffers({a.data(), nullptr}, "grAlltoall").ok());
+  EXPECT_TRUE(OrderAfterStream({a.data(), nullptr}, {"sendbuf", "recvbuf"}, GR_STREAM_HOST).ok());
+  const Status s = OrderAfterStream({a.data()}, {"sendbuf"}, reinterpret_cast<grStream_t>(0x10));
+  EXPECT_EQ(s.code(), grUnsupported);
+  EXPECT_NE(std::string(s.message()).find("sendbuf is host memory"), std::string::npos) << s.message();
 }
 
 }  // namespace
