@@ -16,6 +16,7 @@
 #include "runtime/global_context.h"
 #include "runtime/last_error.h"
 #include "runtime/p2p_args.h"
+#include "runtime/p2p_stream.h"
 
 namespace gpurun {
 namespace {
@@ -30,18 +31,16 @@ struct Started {
 };
 
 StatusOr<Started<p2p::SendArgs>> CheckSend(const void* buf, size_t count, grDataType_t type, int dest, int tag,
-                                           grComm_t comm, grStream_t stream, const char* what) {
+                                           grComm_t comm, const char* what) {
   GR_ASSIGN_OR_RETURN(grComm * c, CheckComm(comm));
   GR_ASSIGN_OR_RETURN(p2p::SendArgs args, MakeSendArgs(*c, buf, count, type, dest, tag, what));
-  GR_RETURN_IF_ERROR(OrderAfterStream({buf}, {"the send buffer"}, stream));
   return Started<p2p::SendArgs>{&c->context->engine(), args};
 }
 
 StatusOr<Started<p2p::RecvArgs>> CheckRecv(void* buf, size_t count, grDataType_t type, int source, int tag,
-                                           grComm_t comm, grStream_t stream, const char* what) {
+                                           grComm_t comm, const char* what) {
   GR_ASSIGN_OR_RETURN(grComm * c, CheckComm(comm));
   GR_ASSIGN_OR_RETURN(p2p::RecvArgs args, MakeRecvArgs(*c, buf, count, type, source, tag, what));
-  GR_RETURN_IF_ERROR(OrderAfterStream({buf}, {"the receive buffer"}, stream));
   return Started<p2p::RecvArgs>{&c->context->engine(), args};
 }
 
@@ -49,13 +48,13 @@ StatusOr<Started<p2p::RecvArgs>> CheckRecv(void* buf, size_t count, grDataType_t
 // without building a Status; otherwise null with *error saying what is wrong
 // (prefixed with `what`).
 p2p::Engine* SendArgsOf(const void* buf, size_t count, grDataType_t type, int dest, int tag, grComm_t comm,
-                        grStream_t stream, const char* what, p2p::SendArgs* args, Status* error) {
+                        const char* what, p2p::SendArgs* args, Status* error) {
   Context* ctx = CurrentContext();
-  if (ctx != nullptr && comm != nullptr && stream == GR_STREAM_HOST && ctx->IsLive(comm) &&
+  if (ctx != nullptr && comm != nullptr && ctx->IsLive(comm) &&
       QuickSendArgs(*comm, buf, count, type, dest, tag, what, args)) {
     return &ctx->engine();
   }
-  auto checked = CheckSend(buf, count, type, dest, tag, comm, stream, what);
+  auto checked = CheckSend(buf, count, type, dest, tag, comm, what);
   if (!checked.ok()) {
     *error = checked.status().WithContext(what);
     return nullptr;
@@ -65,13 +64,13 @@ p2p::Engine* SendArgsOf(const void* buf, size_t count, grDataType_t type, int de
 }
 
 p2p::Engine* RecvArgsOf(void* buf, size_t count, grDataType_t type, int source, int tag, grComm_t comm,
-                        grStream_t stream, const char* what, p2p::RecvArgs* args, Status* error) {
+                        const char* what, p2p::RecvArgs* args, Status* error) {
   Context* ctx = CurrentContext();
-  if (ctx != nullptr && comm != nullptr && stream == GR_STREAM_HOST && ctx->IsLive(comm) &&
+  if (ctx != nullptr && comm != nullptr && ctx->IsLive(comm) &&
       QuickRecvArgs(*comm, buf, count, type, source, tag, what, args)) {
     return &ctx->engine();
   }
-  auto checked = CheckRecv(buf, count, type, source, tag, comm, stream, what);
+  auto checked = CheckRecv(buf, count, type, source, tag, comm, what);
   if (!checked.ok()) {
     *error = checked.status().WithContext(what);
     return nullptr;
@@ -108,18 +107,25 @@ namespace p2p = gpurun::p2p;
 
 extern "C" grResult_t grSend(const void* buf, size_t count, grDataType_t type, int dest, int tag, grComm_t comm,
                              grStream_t stream) {
+  if (stream != GR_STREAM_HOST) {
+    return ToResult(gpurun::StreamSend(buf, count, type, dest, tag, comm, stream, "grSend").WithContext("grSend"));
+  }
   p2p::SendArgs args;
   gpurun::Status error;
-  p2p::Engine* engine = gpurun::SendArgsOf(buf, count, type, dest, tag, comm, stream, "grSend", &args, &error);
+  p2p::Engine* engine = gpurun::SendArgsOf(buf, count, type, dest, tag, comm, "grSend", &args, &error);
   if (engine == nullptr) return ToResult(error);
   return ToResult(engine->Send(args));
 }
 
 extern "C" grResult_t grRecv(void* buf, size_t count, grDataType_t type, int source, int tag, grComm_t comm,
                              grStatus_t* status, grStream_t stream) {
+  if (stream != GR_STREAM_HOST) {
+    return ToResult(
+        gpurun::StreamRecv(buf, count, type, source, tag, comm, status, stream, "grRecv").WithContext("grRecv"));
+  }
   p2p::RecvArgs args;
   gpurun::Status error;
-  p2p::Engine* engine = gpurun::RecvArgsOf(buf, count, type, source, tag, comm, stream, "grRecv", &args, &error);
+  p2p::Engine* engine = gpurun::RecvArgsOf(buf, count, type, source, tag, comm, "grRecv", &args, &error);
   if (engine == nullptr) return ToResult(error);
   return ToResult(engine->Recv(args, status));
 }
@@ -127,9 +133,14 @@ extern "C" grResult_t grRecv(void* buf, size_t count, grDataType_t type, int sou
 extern "C" grResult_t grIsend(const void* buf, size_t count, grDataType_t type, int dest, int tag, grComm_t comm,
                               grStream_t stream, grRequest_t* request) {
   if (request == nullptr) return ToResult(gpurun::InvalidArgument("grIsend: request is null"));
+  if (stream != GR_STREAM_HOST) {
+    const gpurun::Status s = gpurun::StreamSend(buf, count, type, dest, tag, comm, stream, "grIsend");
+    if (s.ok()) *request = GR_REQUEST_NULL;
+    return ToResult(s.WithContext("grIsend"));
+  }
   p2p::SendArgs args;
   gpurun::Status error;
-  p2p::Engine* engine = gpurun::SendArgsOf(buf, count, type, dest, tag, comm, stream, "grIsend", &args, &error);
+  p2p::Engine* engine = gpurun::SendArgsOf(buf, count, type, dest, tag, comm, "grIsend", &args, &error);
   if (engine == nullptr) return ToResult(error);
   auto started = engine->Isend(args);
   if (!started.ok()) return ToResult(started.status());
@@ -140,9 +151,15 @@ extern "C" grResult_t grIsend(const void* buf, size_t count, grDataType_t type, 
 extern "C" grResult_t grIrecv(void* buf, size_t count, grDataType_t type, int source, int tag, grComm_t comm,
                               grStream_t stream, grRequest_t* request) {
   if (request == nullptr) return ToResult(gpurun::InvalidArgument("grIrecv: request is null"));
+  if (stream != GR_STREAM_HOST) {
+    const gpurun::Status s =
+        gpurun::StreamRecv(buf, count, type, source, tag, comm, GR_STATUS_IGNORE, stream, "grIrecv");
+    if (s.ok()) *request = GR_REQUEST_NULL;
+    return ToResult(s.WithContext("grIrecv"));
+  }
   p2p::RecvArgs args;
   gpurun::Status error;
-  p2p::Engine* engine = gpurun::RecvArgsOf(buf, count, type, source, tag, comm, stream, "grIrecv", &args, &error);
+  p2p::Engine* engine = gpurun::RecvArgsOf(buf, count, type, source, tag, comm, "grIrecv", &args, &error);
   if (engine == nullptr) return ToResult(error);
   auto started = engine->Irecv(args);
   if (!started.ok()) return ToResult(started.status());
@@ -161,9 +178,14 @@ extern "C" grResult_t grIprobe(int source, int tag, grComm_t comm, int* flag, gr
 extern "C" grResult_t grSendrecv(const void* sendbuf, size_t sendcount, grDataType_t sendtype, int dest, int sendtag,
                                  void* recvbuf, size_t recvcount, grDataType_t recvtype, int source, int recvtag,
                                  grComm_t comm, grStatus_t* status, grStream_t stream) {
-  auto send = gpurun::CheckSend(sendbuf, sendcount, sendtype, dest, sendtag, comm, stream, "grSendrecv");
+  if (stream != GR_STREAM_HOST) {
+    return ToResult(gpurun::StreamSendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                                           source, recvtag, comm, status, stream)
+                        .WithContext("grSendrecv"));
+  }
+  auto send = gpurun::CheckSend(sendbuf, sendcount, sendtype, dest, sendtag, comm, "grSendrecv");
   if (!send.ok()) return ToResult(send.status().WithContext("grSendrecv"));
-  auto recv = gpurun::CheckRecv(recvbuf, recvcount, recvtype, source, recvtag, comm, stream, "grSendrecv");
+  auto recv = gpurun::CheckRecv(recvbuf, recvcount, recvtype, source, recvtag, comm, "grSendrecv");
   if (!recv.ok()) return ToResult(recv.status().WithContext("grSendrecv"));
   p2p::Engine& engine = *send->engine;
   auto sent = engine.Isend(send->args);

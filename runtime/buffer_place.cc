@@ -51,21 +51,30 @@ StatusOr<Placement> PlaceCollective(const void* send, const void* recv, grStream
   return Placement{};
 }
 
-Status OrderAfterStream(std::initializer_list<const void*> buffers, std::initializer_list<const char*> names,
-                        grStream_t stream) {
-  if (stream == GR_STREAM_HOST) return OkStatus();
+StatusOr<int> StreamDeviceOf(std::initializer_list<const void*> buffers, std::initializer_list<const char*> names) {
 #if GPURUN_HAVE_GPU_COLL
   if (DeviceMemoryPossible()) {
+    int device = -1;
+    const char* first = nullptr;
     auto name = names.begin();
     for (const void* b : buffers) {
       const char* what = name != names.end() ? *name++ : "a buffer";
-      if (b != nullptr && !cuda::KindOf(b).device) {
+      if (b == nullptr) continue;
+      const cuda::PointerKind k = cuda::KindOf(b);
+      if (!k.device) {
         return Unsupported(std::string("a stream orders device work, but ") + what +
                            " is host memory; pass GR_STREAM_HOST for host buffers");
       }
+      if (device >= 0 && k.ordinal != device) {
+        return InvalidArgument(std::string(first) + " is on GPU " + std::to_string(device) + " but " + what +
+                               " on GPU " + std::to_string(k.ordinal) +
+                               ": a stream-ordered call's buffers are on one GPU");
+      }
+      device = k.ordinal;
+      first = what;
     }
-    GR_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)));
-    return OkStatus();
+    if (device < 0) GR_CUDA_RETURN_IF_ERROR(cudaGetDevice(&device));
+    return device;
   }
 #else
   (void)buffers;
@@ -73,6 +82,16 @@ Status OrderAfterStream(std::initializer_list<const void*> buffers, std::initial
   return Unsupported(std::string("a stream orders device work, but ") +
                      (names.size() > 0 ? *names.begin() : "a buffer") +
                      " is host memory (this process has no CUDA driver); pass GR_STREAM_HOST for host buffers");
+}
+
+Status OrderAfterStream(std::initializer_list<const void*> buffers, std::initializer_list<const char*> names,
+                        grStream_t stream) {
+  if (stream == GR_STREAM_HOST) return OkStatus();
+  GR_RETURN_IF_ERROR(StreamDeviceOf(buffers, names).status());
+#if GPURUN_HAVE_GPU_COLL
+  GR_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)));
+#endif
+  return OkStatus();
 }
 
 int DeviceOrdinalOf(const void* p) {

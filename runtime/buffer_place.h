@@ -37,6 +37,11 @@ StatusOr<Placement> PlaceCollective(const void* send, const void* recv, grStream
 Status OrderAfterStream(std::initializer_list<const void*> buffers, std::initializer_list<const char*> names,
                         grStream_t stream);
 
+// The GPU of a stream-ordered call's buffers: every non-null buffer must be
+// device memory (else Unsupported naming `names[i]`), all on one GPU (else
+// InvalidArgument); with no buffer at all (count 0), the current device.
+StatusOr<int> StreamDeviceOf(std::initializer_list<const void*> buffers, std::initializer_list<const char*> names);
+
 // The GPU whose memory holds `p`, or -1 for host memory.
 int DeviceOrdinalOf(const void* p);
 

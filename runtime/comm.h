@@ -15,7 +15,9 @@
 //   16 .. 31      the CommLink itself (kTagLink*): 16 AllGather (connector
 //                 setup), 17 the dissemination barrier
 //   32 .. 63      point-to-point collectives (kTagP2p*): 32 alltoall(v),
-//                 33 gather(v), 34 scatter(v), 35 allgatherv
+//                 33 gather(v), 34 scatter(v), 35 allgatherv, 36 and 37 the
+//                 set-up and teardown of a pair's stream-ordered GPU
+//                 point-to-point connection (coll/gpu/p2p_connection.h)
 //   64 .. GR_TAG_UB  the host executor (coll/host) for its own messages
 //                 (cross-host edges), from kTagExecutorBase up
 #ifndef GPURUN_RUNTIME_COMM_H_
@@ -42,6 +44,8 @@ inline constexpr int kTagP2pAlltoall = 32;
 inline constexpr int kTagP2pGather = 33;
 inline constexpr int kTagP2pScatter = 34;
 inline constexpr int kTagP2pAllgatherv = 35;
+inline constexpr int kTagP2pStreamConnect = 36;
+inline constexpr int kTagP2pStreamClose = 37;
 inline constexpr int kTagExecutorBase = 64;  // coll::kCollExecutorTagBase
 }  // namespace gpurun
 

@@ -1,6 +1,8 @@
 // A communicator's collective state (see comm_coll.h).
 #include "runtime/comm_coll.h"
 
+#include <mutex>
+
 #include "runtime/coll_p2p.h"
 #include "runtime/context.h"
 
@@ -31,6 +33,21 @@ StatusOr<coll::GpuColl*> CommColl::gpu(int device) {
   }
   return gpu_.get();
 }
+
+StatusOr<coll::StreamP2p*> CommColl::stream_p2p(int device) {
+  std::lock_guard<std::mutex> lock(stream_p2p_mu_);
+  if (stream_p2p_ == nullptr) {
+    GR_ASSIGN_OR_RETURN(const coll::StreamP2pOptions options,
+                        coll::LoadStreamP2pOptions(kTagP2pStreamConnect, kTagP2pStreamClose));
+    GR_ASSIGN_OR_RETURN(stream_p2p_, coll::StreamP2p::Create(link_, device, options));
+  }
+  if (stream_p2p_->device() != device) {
+    return InvalidUsage("this communicator's stream-ordered point-to-point runs on GPU " +
+                        std::to_string(stream_p2p_->device()) + "; these buffers are on GPU " + std::to_string(device) +
+                        " (one GPU per rank and communicator, as NCCL)");
+  }
+  return stream_p2p_.get();
+}
 #endif
 
 Status RunGpuColl(grComm& comm, const coll::CollCall& call, int device, grStream_t stream) {
@@ -47,6 +64,9 @@ Status RunGpuColl(grComm& comm, const coll::CollCall& call, int device, grStream
 }
 
 CommColl& CollOf(grComm& comm) {
+  // Point-to-point calls of several threads may make it first.
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
   if (comm.coll == nullptr) comm.coll.reset(new CommColl(comm));
   return *comm.coll;
 }

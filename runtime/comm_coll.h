@@ -1,7 +1,8 @@
 // CommColl: the collective state one communicator owns — its RuntimeLink
 // (coll_link.h) and, from its first ring/tree collective on, its
 // coll::HostColl (coll/host/host_coll.h), made through the Context's
-// HostCollFactory. It is made by the communicator's first collective and
+// HostCollFactory; its GPU executor and its stream-ordered GPU
+// point-to-point (coll/gpu), each made on first use. It is made by the communicator's first collective and
 // destroyed with the communicator (grCommFree) or by grFinalize, before the
 // engine goes away. The HostColl is destroyed before the link it uses.
 //
@@ -11,10 +12,12 @@
 #define GPURUN_RUNTIME_COMM_COLL_H_
 
 #include <memory>
+#include <mutex>
 
 #include "coll/host/host_coll.h"
 #if GPURUN_HAVE_GPU_COLL
 #include "coll/gpu/gpu_coll.h"
+#include "coll/gpu/stream_p2p.h"
 #endif
 #include "runtime/base/status.h"
 #include "runtime/coll_link.h"
@@ -36,6 +39,9 @@ class CommColl {
   // use (not collective); a later call with buffers on another GPU is
   // InvalidUsage.
   StatusOr<coll::GpuColl*> gpu(int device);
+  // The communicator's stream-ordered point-to-point on GPU `device`, made
+  // on first use (not collective); another GPU later is InvalidUsage.
+  StatusOr<coll::StreamP2p*> stream_p2p(int device);
 #endif
 
  private:
@@ -44,6 +50,8 @@ class CommColl {
   std::unique_ptr<coll::HostColl> host_;  // after link_: destroyed first
 #if GPURUN_HAVE_GPU_COLL
   std::unique_ptr<coll::GpuColl> gpu_;  // after link_: destroyed first
+  std::mutex stream_p2p_mu_;            // several threads may send at once
+  std::unique_ptr<coll::StreamP2p> stream_p2p_;
 #endif
 };
 

@@ -52,9 +52,9 @@ struct DevError {
   uint32_t code;     // DevErrorCode
   uint32_t channel;  // channel whose wait failed
   uint32_t sending;  // 1: waited for the receiver (next rank), 0: for the sender (previous rank)
-  uint32_t pad;
-  uint64_t step;   // the step it waited for
-  uint64_t value;  // the counter's value when it gave up
+  uint32_t peer;     // point-to-point: the communicator rank waited for (rings: 0, known from `sending`)
+  uint64_t step;     // the step it waited for
+  uint64_t value;    // the counter's value when it gave up
 };
 
 struct DevLaunch {

@@ -40,21 +40,25 @@ __device__ __forceinline__ uint32_t LoadVolatile(const uint32_t* p) {
 struct WaitWhat {
   uint32_t channel;
   uint32_t sending;
+  uint32_t peer = 0;
 };
 
-__device__ __forceinline__ void RecordError(const DevLaunch& l, DevErrorCode code, WaitWhat what, uint64_t step,
-                                            uint64_t value) {
-  if (atomicCAS(&l.error->code, 0u, static_cast<uint32_t>(code)) != 0u) return;
+// `L`: a launch record with `error` (DevError*), `abort` and `timeout_ns`
+// (DevLaunch, DevP2pLaunch).
+template <typename L>
+__device__ __forceinline__ void RecordError(const L& l, uint32_t code, WaitWhat what, uint64_t step, uint64_t value) {
+  if (atomicCAS(&l.error->code, 0u, code) != 0u) return;
   l.error->channel = what.channel;
   l.error->sending = what.sending;
+  l.error->peer = what.peer;
   l.error->step = step;
   l.error->value = value;
   __threadfence_system();
 }
 
 // Waits until *counter >= target; one thread calls it.
-static __device__ __noinline__ bool WaitAtLeast(const DevLaunch& l, const uint64_t* counter, uint64_t target,
-                                                WaitWhat what) {
+template <typename L>
+static __device__ __noinline__ bool WaitAtLeast(const L& l, const uint64_t* counter, uint64_t target, WaitWhat what) {
   uint64_t v = LoadAcquireSys(counter);
   if (v >= target) return true;
   uint64_t deadline = 0;
@@ -63,7 +67,7 @@ static __device__ __noinline__ bool WaitAtLeast(const DevLaunch& l, const uint64
     if (v >= target) return true;
     if (polls % kPollCheck != 0) continue;
     if (LoadVolatile(l.abort) != 0) {
-      RecordError(l, DevErrorCode::kAborted, what, target, v);
+      RecordError(l, static_cast<uint32_t>(DevErrorCode::kAborted), what, target, v);
       return false;
     }
     // Another block already failed: its peer will not come either.
@@ -72,7 +76,7 @@ static __device__ __noinline__ bool WaitAtLeast(const DevLaunch& l, const uint64
     if (deadline == 0) {
       deadline = l.timeout_ns == 0 ? ~0ull : now + l.timeout_ns;
     } else if (now > deadline) {
-      RecordError(l, DevErrorCode::kTimeout, what, target, v);
+      RecordError(l, static_cast<uint32_t>(DevErrorCode::kTimeout), what, target, v);
       return false;
     }
   }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "coll/gpu/peer_reach.h"
 #include "p2p/cuda_ipc/cuda_status.h"
 #include "runtime/base/log.h"
 
@@ -49,7 +50,8 @@ StatusOr<std::unique_ptr<RingConnectors>> RingConnectors::Create(CommLink& link,
 Status RingConnectors::Exchange(CommLink& link) {
   PeerRecord me{};
   me.handle = mine_->handle();
-  GR_CUDA_RETURN_IF_ERROR(cudaDeviceGetPCIBusId(me.bus_id, sizeof(me.bus_id), device_));
+  GR_ASSIGN_OR_RETURN(const std::string bus_id, BusIdOf(device_));
+  std::strncpy(me.bus_id, bus_id.c_str(), sizeof(me.bus_id) - 1);
   me.nchannels = nchannels_;
   me.buffer_bytes = buffer_bytes_;
   std::vector<PeerRecord> all(static_cast<size_t>(link.size()));
@@ -59,26 +61,13 @@ Status RingConnectors::Exchange(CommLink& link) {
   const int next = (link.rank() + 1) % n;
   for (int peer : {prev, next}) {
     const PeerRecord& r = all[static_cast<size_t>(peer)];
-    if (!link.SameHost(peer)) {
-      return Unsupported("GPU collectives across hosts need the NET path, which is not built yet: " +
-                         link.DescribePeer(peer) + " is on another host");
-    }
     if (r.nchannels != nchannels_ || r.buffer_bytes != buffer_bytes_) {
       return InvalidUsage("GPU ring set-up differs between ranks: " + link.DescribePeer(peer) + " has " +
                           std::to_string(r.nchannels) + " channels of " + std::to_string(r.buffer_bytes) +
                           " B, this rank " + std::to_string(nchannels_) + " of " + std::to_string(buffer_bytes_) +
                           " B (set GPURUN_GPU_NCHANNELS / GPURUN_GPU_BUFFSIZE alike on every rank)");
     }
-    int peer_device = -1;
-    GR_CUDA_RETURN_IF_ERROR(cudaDeviceGetByPCIBusId(&peer_device, r.bus_id));
-    if (peer_device != device_) {
-      int can = 0;
-      GR_CUDA_RETURN_IF_ERROR(cudaDeviceCanAccessPeer(&can, device_, peer_device));
-      if (can == 0) {
-        return Unsupported(std::string("GPU ") + me.bus_id + " cannot access GPU " + r.bus_id + " of " +
-                           link.DescribePeer(peer) + " as a peer, and the path through host memory is not built yet");
-      }
-    }
+    GR_RETURN_IF_ERROR(CheckPeerReach(link, peer, device_, r.bus_id, "GPU collectives"));
   }
   GR_ASSIGN_OR_RETURN(prev_, cuda::IpcMapping::Open(device_, all[static_cast<size_t>(prev)].handle));
   if (next != prev) {
@@ -105,11 +94,8 @@ Status RingConnectors::WriteChannels() {
     d.recv_step = 0;
     d.send_step = 0;
   }
-  GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
-  void* dev = nullptr;
-  GR_CUDA_RETURN_IF_ERROR(cudaMalloc(&dev, sizeof(DevChannel) * table.size()));
+  GR_ASSIGN_OR_RETURN(void* dev, cuda::UploadToDevice(device_, table.data(), sizeof(DevChannel) * table.size()));
   channels_ = static_cast<DevChannel*>(dev);
-  GR_CUDA_RETURN_IF_ERROR(cudaMemcpy(dev, table.data(), sizeof(DevChannel) * table.size(), cudaMemcpyHostToDevice));
   return OkStatus();
 }
 

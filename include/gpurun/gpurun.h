@@ -183,11 +183,30 @@ grResult_t grCommFree(grComm_t* comm);
  * needed on either side), and the send completes once the receiver has it.
  * GPU memory that CUDA IPC cannot export (cudaMallocManaged, cudaMallocAsync
  * pools, cuMemCreate) and GPU buffers for a rank on another host are
- * grUnsupported. `stream` must be GR_STREAM_HOST for host buffers; with GPU
- * buffers a real stream is waited for first (work queued on it before the
- * call sees its effect), then the call runs as with GR_STREAM_HOST: blocking
- * calls complete on return, grIsend/grIrecv at grWait. This is not yet
- * asynchronous on the stream as NCCL's ncclSend/ncclRecv are.
+ * grUnsupported.
+ *
+ * Streams. `stream` must be GR_STREAM_HOST for host buffers. With GPU buffers
+ * and a real stream, grSend, grRecv, grSendrecv, grIsend and grIrecv are
+ * stream-ordered, as NCCL's ncclSend/ncclRecv: the call returns at once
+ * (grIsend/grIrecv set *request to GR_REQUEST_NULL), the message moves when
+ * the stream gets there — a kernel copies it through FIFOs the pair of ranks
+ * set up in their first stream-ordered call with each other, so any GPU
+ * memory works, cudaMallocAsync pools included — and work queued after the
+ * call sees it done. Stream-ordered messages from one rank to another form
+ * their own channel: they are received, in the order sent, by stream-ordered
+ * receives only, which name their source (GR_ANY_SOURCE is grUnsupported);
+ * the tag must match or be GR_ANY_TAG. A receive's status (keep it alive
+ * until the stream gets there) is filled in stream order; a message larger
+ * than the receive's room gives grTruncated there (nothing is written past
+ * the room), one with another tag grInvalidUsage (the message is dropped).
+ * A receive without a status reports these, and a wait of the kernels
+ * that failed (GPURUN_TIMEOUT: a peer that died, or never made the matching
+ * stream-ordered call), through the communicator's next
+ * stream-ordered call, which then does nothing else. A communicator's
+ * stream-ordered calls run in the order made, also across streams, so a
+ * send and then a receive between the same two ranks on both sides waits (as
+ * MPI's blocking sends may): grSendrecv moves both at once. A send to the
+ * calling rank itself needs grSendrecv.
  */
 
 /** Blocking send: returns when `buf` may be reused. */

@@ -10,14 +10,33 @@
 
 namespace gpurun::cuda {
 
+namespace {
+
+// Runs `enqueue` on a private non-blocking stream and waits for it: set-up
+// copies and memsets that must not wait for (or be waited for by) the
+// program's streams, where a stream-ordered kernel of this process may be
+// waiting for a peer that is itself waiting for this set-up (the legacy
+// default stream, and cudaDeviceSynchronize, would wait for that kernel).
+template <typename F>
+Status OnPrivateStream(const char* what, F enqueue) {
+  cudaStream_t stream = nullptr;
+  GR_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  Status status = FromCuda(enqueue(stream), what);
+  if (status.ok()) status = FromCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  cudaStreamDestroy(stream);
+  return status;
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<IpcBuffer>> IpcBuffer::Allocate(int device, size_t bytes) {
   GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
   void* data = nullptr;
   GR_CUDA_RETURN_IF_ERROR(cudaMalloc(&data, bytes));
   cudaIpcMemHandle_t h;
-  Status status = FromCuda(cudaMemset(data, 0, bytes), "cudaMemset");
+  Status status =
+      OnPrivateStream("cudaMemsetAsync", [&](cudaStream_t s) { return cudaMemsetAsync(data, 0, bytes, s); });
   if (status.ok()) status = FromCuda(cudaIpcGetMemHandle(&h, data), "cudaIpcGetMemHandle");
-  if (status.ok()) status = FromCuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   if (!status.ok()) {
     cudaFree(data);
     return status;
@@ -26,6 +45,19 @@ StatusOr<std::unique_ptr<IpcBuffer>> IpcBuffer::Allocate(int device, size_t byte
   static_assert(sizeof(h) == sizeof(handle));
   std::memcpy(handle.data(), &h, sizeof(h));
   return std::unique_ptr<IpcBuffer>(new IpcBuffer(device, data, handle));
+}
+
+StatusOr<void*> UploadToDevice(int device, const void* src, size_t bytes) {
+  GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
+  void* data = nullptr;
+  GR_CUDA_RETURN_IF_ERROR(cudaMalloc(&data, bytes));
+  const Status status = OnPrivateStream(
+      "cudaMemcpyAsync", [&](cudaStream_t s) { return cudaMemcpyAsync(data, src, bytes, cudaMemcpyHostToDevice, s); });
+  if (!status.ok()) {
+    cudaFree(data);
+    return status;
+  }
+  return data;
 }
 
 IpcBuffer::~IpcBuffer() {

@@ -53,6 +53,12 @@ class IpcMapping {
   void* data_;
 };
 
+// Copies `bytes` from host memory into new device memory of GPU `device`
+// (free it with cudaFree). Like IpcBuffer::Allocate it works on a private
+// non-blocking stream: neither waits for work on the program's streams, so
+// both may run while a stream-ordered kernel of this process waits for a peer.
+StatusOr<void*> UploadToDevice(int device, const void* src, size_t bytes);
+
 }  // namespace gpurun::cuda
 
 #endif  // GPURUN_P2P_CUDA_IPC_IPC_MEMORY_H_

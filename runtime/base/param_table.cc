@@ -96,6 +96,14 @@ const SizeParam kGpuBuffSize("GPURUN_GPU_BUFFSIZE", "4M", 64 * 1024, int64_t{1} 
                              "Simple-protocol FIFO bytes per GPU connection (8 steps; NCCL_BUFFSIZE's default). "
                              "Each rank holds one FIFO per channel in its GPU memory.");
 
+const IntParam kP2pNChannels("GPURUN_P2P_NCHANNELS", 32, 1, 32,
+                             "Channels (one thread block each way) of a stream-ordered GPU send/receive connection "
+                             "between two ranks; every message crosses all of them.");
+
+const SizeParam kP2pBuffSize("GPURUN_P2P_BUFFSIZE", "512K", 32 * 1024, int64_t{1} << 28,
+                             "FIFO bytes per channel of a stream-ordered GPU send/receive connection (8 steps, a "
+                             "multiple of 32 KiB); each rank holds channels x this per peer it has used.");
+
 std::vector<std::string> UnknownGpurunVariables() {
   std::vector<std::string> unknown;
   for (const std::string& name : EnvNamesWithPrefix("GPURUN_")) {

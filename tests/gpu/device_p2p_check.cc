@@ -21,14 +21,22 @@
 //               status, status bytes = bytes written, nothing past the end
 //   probe       grProbe/grIprobe report the whole message (also before a
 //               truncating receive); grIprobe finds nothing unsent
-//   stream      device buffers with a stream: data produced on it (behind a
-//               50 ms host function) just before grSend/grIsend/grSendrecv is
-//               what arrives; a receive buffer re-poisoned on it just before
+//   stream      stream-ordered device messages (0 B .. 40 MiB, beyond the
+//               pair's FIFOs): data produced on the stream (behind a 50 ms
+//               host function) just before grSend/grIsend/grSendrecv is what
+//               arrives; a receive buffer re-poisoned on it just before
 //               grRecv/grIrecv is not overwritten by that; a cudaMemcpyAsync
-//               on it after the receive sees the data. Host buffers with a
-//               stream are grUnsupported and post nothing
+//               on it after the receive sees the data; the status is filled
+//               in stream order; grIsend/grIrecv leave a null request; more
+//               room than the message; grSendrecv around the ring and to itself
+//   stream-errors  refused at the call: a send to itself alone, GR_ANY_SOURCE;
+//               reported later: truncated (status, then nothing written past
+//               the room) and mismatched (dropped) messages, and without a
+//               status by the next stream-ordered call
+//   stream-host host buffers with a stream are grUnsupported, post nothing
 //   pool        a send from cudaMallocAsync memory (CUDA IPC cannot export it)
-//               is grUnsupported, with a message saying so, and posts nothing
+//               is grUnsupported without a stream, with a message saying so,
+//               and posts nothing; on a stream it arrives
 // Prints one line per failure, "FAIL rank=R <phase>: <what>", and rank 0 the
 // summary "device_p2p_check: C checks, F failures, S skipped on N ranks".
 // Exit status 0 when no rank failed, 1 when one did (a call that fails
@@ -43,6 +51,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 
 #include "gpurun/gpurun.h"
 #include "tests/gpu/p2p_check_phases.h"
@@ -71,8 +81,13 @@ bool OpenDevice() {
 }
 
 int Main(int argc, char** argv) {
-  if (argc > 1) {
-    std::fprintf(stderr, "usage: gpurun -n N device_p2p_check   (no arguments)\n");
+  // Optional: the phases to run, comma separated (a reduced set under
+  // compute-sanitizer); every phase by default.
+  std::string only;
+  if (argc == 2 && std::strncmp(argv[1], "--phases=", 9) == 0) {
+    only = "," + std::string(argv[1] + 9) + ",";
+  } else if (argc > 1) {
+    std::fprintf(stderr, "usage: gpurun -n N device_p2p_check [--phases=NAME,NAME...]\n");
     return 2;
   }
   if (!OpenDevice()) return 2;
@@ -87,11 +102,19 @@ int Main(int argc, char** argv) {
   const struct {
     const char* name;
     void (*run)();
-  } phases[] = {{"blocking", Blocking}, {"self", Self},      {"sendrecv", SendrecvRing},
-                {"inflight", Inflight}, {"order", Order},    {"truncation", Truncation},
-                {"probe", Probe},       {"stream", Streams}, {"stream-host", HostBufferWithStream},
+  } phases[] = {{"blocking", Blocking},
+                {"self", Self},
+                {"sendrecv", SendrecvRing},
+                {"inflight", Inflight},
+                {"order", Order},
+                {"truncation", Truncation},
+                {"probe", Probe},
+                {"stream", Streams},
+                {"stream-errors", StreamErrors},
+                {"stream-host", HostBufferWithStream},
                 {"pool", Pool}};
   for (const auto& phase : phases) {
+    if (!only.empty() && only.find("," + std::string(phase.name) + ",") == std::string::npos) continue;
     g.phase = phase.name;
     phase.run();
     Ok(grBarrier(g.world, GR_STREAM_HOST), "grBarrier after the phase");

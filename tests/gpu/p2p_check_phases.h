@@ -21,6 +21,7 @@ void Probe();         // "probe": grProbe/grIprobe
 // ---- p2p_check_phases_streams.cc: streams and memory kinds ------------------
 
 void Streams();               // "stream": device buffers with a stream
+void StreamErrors();          // "stream-errors": refusals and late errors of stream-ordered calls
 void HostBufferWithStream();  // "stream-host": host buffers with a stream
 void Pool();                  // "pool": cudaMallocAsync memory
 

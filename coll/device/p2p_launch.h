@@ -1,0 +1,128 @@
+// The fixed-layout objects of stream-ordered point-to-point on GPUs (NCCL's
+// ncclSend/ncclRecv shape): per pair of ranks and direction, a connection of
+// `nchannels` Simple FIFOs (coll/wire_format.h geometry) that live in the
+// receiver's GPU memory and are mapped into the sender through CUDA IPC once,
+// when the pair first uses a stream (coll/gpu/p2p_connection.h). A send
+// kernel copies the user's buffer into the FIFOs, the receive kernel copies
+// it out: no buffer of the program is ever exported, and nothing is opened or
+// closed while a kernel may hold a stream.
+//
+// A message crosses every channel of its connection: channel c carries bytes
+// [c * part, min(size, (c + 1) * part)) of it (P2pChannelPart), in steps of
+// StepBytes(buffer_bytes). Its first step on each channel also carries a
+// header, written into the header slot of that step (the header ring has
+// kFifoSteps entries, slot = step % kFifoSteps, so the FIFO's own flow
+// control protects it): the message's size and tag. The receiver learns the
+// size from it, so a receive may post more room than the message needs (MPI),
+// and it checks the tag.
+#ifndef GPURUN_COLL_DEVICE_P2P_LAUNCH_H_
+#define GPURUN_COLL_DEVICE_P2P_LAUNCH_H_
+
+#include <cstdint>
+#include <type_traits>
+
+#include "coll/device/dev_launch.h"
+#include "coll/int_math.h"
+#include "coll/wire_format.h"
+
+namespace gpurun::coll {
+
+// Most channels of one point-to-point connection.
+inline constexpr int kMaxP2pChannels = 32;
+
+// A message's header on one channel.
+struct DevP2pHeader {
+  uint64_t bytes;  // the whole message's size
+  int32_t tag;
+  uint32_t pad;
+};
+
+// The sending end of one channel of a connection (device memory; `step`
+// persists between launches).
+struct DevP2pSendChan {
+  uint8_t* fifo;          // remote: the receiver's FIFO
+  uint64_t* tail;         // remote: steps published
+  DevP2pHeader* headers;  // remote: kFifoSteps header slots
+  const uint64_t* head;   // local: steps the receiver released
+  uint64_t step;          // steps sent so far
+};
+
+// The receiving end.
+struct DevP2pRecvChan {
+  const uint8_t* fifo;          // local
+  const uint64_t* tail;         // local: written by the sender
+  const DevP2pHeader* headers;  // local: written by the sender
+  uint64_t* head;               // remote: the sender's released count
+  uint64_t step;                // steps received so far
+};
+
+// What a receive found, for its status (host-mapped; written by the block of
+// channel 0 once its part is copied out; the host sets `error` to
+// kDevResultUnfilled before the launch, so a receive whose wait failed
+// keeps that).
+struct DevP2pResult {
+  uint64_t bytes;  // the message's size (what was written: at most the room)
+  int32_t tag;     // the sender's tag
+  uint32_t error;  // DevErrorCode of this receive (0: none)
+};
+
+// Error codes of point-to-point launches beyond dev_launch.h's; DevError's
+// `step` and `value` then hold (the message's size, the receive's room) or
+// (the receive's tag, the message's tag).
+inline constexpr uint32_t kDevErrorTruncated = 3;
+inline constexpr uint32_t kDevErrorTagMismatch = 4;
+
+inline constexpr uint32_t kDevResultUnfilled = 0xFFFFFFFFu;
+
+// Tag meaning "any tag" in DevP2pLaunch::recv_tag (GR_ANY_TAG).
+inline constexpr int32_t kDevAnyTag = -1;
+
+// One launch: a send to one peer, a receive from one peer, or both
+// (sendrecv). Blocks [0, send_channels) send, the next recv_channels receive.
+struct DevP2pLaunch {
+  const void* send_buf;
+  uint64_t send_bytes;
+  DevP2pSendChan* send_chans;  // device memory, send_channels entries
+  void* recv_buf;
+  uint64_t recv_room;          // bytes the receive may write
+  DevP2pRecvChan* recv_chans;  // device memory, recv_channels entries
+  DevP2pResult* result;        // host-mapped or null
+  DevError* error;             // host-mapped: a wait that failed
+  DevError* message_error;     // host-mapped: a truncated or mismatched message
+  const uint32_t* abort;       // host-mapped: nonzero ends every wait
+  uint64_t timeout_ns;         // 0: none
+  uint64_t buffer_bytes;       // FIFO bytes per channel
+  int32_t send_tag;
+  int32_t recv_tag;  // kDevAnyTag: any
+  int32_t send_channels;
+  int32_t recv_channels;
+  int32_t send_peer;  // communicator ranks, for error records
+  int32_t recv_peer;
+};
+
+static_assert(std::is_trivially_copyable_v<DevP2pHeader> && sizeof(DevP2pHeader) == 16);
+static_assert(std::is_trivially_copyable_v<DevP2pSendChan>);
+static_assert(std::is_trivially_copyable_v<DevP2pRecvChan>);
+static_assert(std::is_trivially_copyable_v<DevP2pLaunch>);
+
+// The part of a `bytes`-byte message channel `c` of `nchannels` carries:
+// equal 16-byte-aligned parts in channel order (later channels may get less
+// or nothing).
+struct P2pPart {
+  uint64_t offset;
+  uint64_t bytes;
+};
+GR_HOST_DEVICE constexpr P2pPart P2pChannelPart(uint64_t bytes, int nchannels, int c) {
+  const uint64_t part = AlignUp(DivUp(bytes, static_cast<uint64_t>(nchannels)), 16);
+  const uint64_t offset = Min(bytes, part * static_cast<uint64_t>(c));
+  return P2pPart{offset, Min(part, bytes - offset)};
+}
+
+// Steps a channel's part takes: at least one (the header's), even when empty.
+GR_HOST_DEVICE constexpr uint64_t P2pPartSteps(uint64_t part_bytes, uint64_t buffer_bytes) {
+  return Max<uint64_t>(1, DivUp(part_bytes, StepBytes(buffer_bytes)));
+}
+
+}  // namespace gpurun::coll
+
+#endif  // GPURUN_COLL_DEVICE_P2P_LAUNCH_H_

@@ -1,0 +1,68 @@
+// P2pConnection: the stream-ordered point-to-point connection between this
+// rank and one peer, both directions (format in coll/device/p2p_launch.h).
+// Made by the pair's first stream-ordered call (both ranks make it, each in
+// its own first call with the other): each rank allocates one CUDA IPC
+// buffer holding the FIFOs the peer sends into and the counters the peer
+// writes, the two exchange handles with one message each way on the
+// communicator's internal context, and each maps the other's buffer. All of
+// it runs on private streams (p2p/cuda_ipc/ipc_memory.h), so it never waits
+// for a kernel of this process that may be waiting for the peer.
+//
+// Layout of a rank's buffer: per channel c at c * kCounterStride the
+// receiving tail (+0), the receiving header ring (+128, kFifoSteps headers),
+// the sending head (+256), each on its own 128-byte line; then one FIFO of
+// buffer_bytes per channel.
+#ifndef GPURUN_COLL_GPU_P2P_CONNECTION_H_
+#define GPURUN_COLL_GPU_P2P_CONNECTION_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "coll/device/p2p_launch.h"
+#include "coll/host/comm_link.h"
+#include "p2p/cuda_ipc/ipc_memory.h"
+#include "runtime/base/status.h"
+
+namespace gpurun::coll {
+
+class P2pConnection {
+ public:
+  static constexpr uint64_t kCounterStride = 512;
+  static constexpr uint64_t kHeadersOffset = 128;
+  static constexpr uint64_t kHeadOffset = 256;
+  static constexpr uint64_t kControlBytes = kCounterStride * kMaxP2pChannels;
+
+  // Pairwise with `peer` (which must make the same call): allocates,
+  // exchanges on `tag` of the internal context, maps.
+  static StatusOr<std::unique_ptr<P2pConnection>> Connect(CommLink& link, int peer, int device, int nchannels,
+                                                          uint64_t buffer_bytes, int tag);
+  ~P2pConnection();
+  P2pConnection(const P2pConnection&) = delete;
+  P2pConnection& operator=(const P2pConnection&) = delete;
+
+  int peer() const { return peer_; }
+  int nchannels() const { return nchannels_; }
+  uint64_t buffer_bytes() const { return buffer_bytes_; }
+  // Device memory, nchannels() entries each.
+  DevP2pSendChan* send_chans() const { return send_chans_; }
+  DevP2pRecvChan* recv_chans() const { return recv_chans_; }
+
+ private:
+  P2pConnection(int peer, int device, int nchannels, uint64_t buffer_bytes)
+      : peer_(peer), device_(device), nchannels_(nchannels), buffer_bytes_(buffer_bytes) {}
+  Status Exchange(CommLink& link, int tag);
+  Status WriteChannels();
+
+  int peer_;
+  int device_;
+  int nchannels_;
+  uint64_t buffer_bytes_;
+  std::unique_ptr<cuda::IpcBuffer> mine_;
+  std::unique_ptr<cuda::IpcMapping> theirs_;
+  DevP2pSendChan* send_chans_ = nullptr;
+  DevP2pRecvChan* recv_chans_ = nullptr;
+};
+
+}  // namespace gpurun::coll
+
+#endif  // GPURUN_COLL_GPU_P2P_CONNECTION_H_

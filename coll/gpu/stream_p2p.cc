@@ -1,0 +1,340 @@
+// Stream-ordered point-to-point on GPU buffers (stream_p2p.h).
+#include "coll/gpu/stream_p2p.h"
+
+#include <cuda_runtime.h>
+#include <sched.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "coll/device/p2p_kernel.h"
+#include "p2p/cuda_ipc/cuda_status.h"
+#include "runtime/base/log.h"
+#include "runtime/base/param_table.h"
+
+namespace gpurun::coll {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Receives with a status that may be pending on streams at once.
+constexpr size_t kResultSlots = 1024;
+// Between peer checks while the destructor waits for this communicator's kernels.
+constexpr auto kPeerCheckEvery = std::chrono::microseconds(100);
+
+uint32_t LoadVolatile(const uint32_t* p) { return *reinterpret_cast<const volatile uint32_t*>(p); }
+
+Status FromDevError(const DevError& e, CommLink& link) {
+  const std::string peer = link.DescribePeer(static_cast<int>(e.peer));
+  const std::string channel = " on channel " + std::to_string(e.channel) + " (step " + std::to_string(e.step) +
+                              ", counter at " + std::to_string(e.value) + ")";
+  const std::string what = e.sending != 0
+                               ? "a stream-ordered send to " + peer + " waited for it to free a FIFO slot" + channel
+                               : "a stream-ordered receive from " + peer + " waited for its data" + channel;
+  if (e.code == static_cast<uint32_t>(DevErrorCode::kTimeout)) {
+    return TimeoutError(what + " for GPURUN_TIMEOUT (is the matching stream-ordered call missing?)");
+  }
+  return RemoteError(what + " and was aborted");
+}
+
+Status FromMessageError(const DevError& e, CommLink& link) {
+  const std::string peer = link.DescribePeer(static_cast<int>(e.peer));
+  if (e.code == kDevErrorTruncated) {
+    return Status(grTruncated, "a stream-ordered receive from " + peer + " had room for " + std::to_string(e.value) +
+                                   " bytes but the message has " + std::to_string(e.step) + " (the rest was dropped)");
+  }
+  return InvalidUsage(
+      "a stream-ordered receive from " + peer + " wanted tag " + std::to_string(static_cast<int32_t>(e.step)) +
+      " but the next stream-ordered message from it has tag " + std::to_string(static_cast<int32_t>(e.value)) +
+      " (dropped: stream-ordered messages of a pair are received in the order sent)");
+}
+
+}  // namespace
+
+StatusOr<StreamP2pOptions> LoadStreamP2pOptions(int connect_tag, int close_tag) {
+  StreamP2pOptions o;
+  o.nchannels = static_cast<int>(params::kP2pNChannels.Get());
+  o.buffer_bytes = static_cast<uint64_t>(params::kP2pBuffSize.Get());
+  constexpr uint64_t kUnit = kFifoSteps * 4096;
+  if (o.buffer_bytes % kUnit != 0) {
+    return InvalidArgument("GPURUN_P2P_BUFFSIZE=" + std::to_string(o.buffer_bytes) + " is not a multiple of " +
+                           std::to_string(kUnit) + " bytes");
+  }
+  o.timeout_s = params::kTimeout.Get();
+  o.connect_tag = connect_tag;
+  o.close_tag = close_tag;
+  return o;
+}
+
+StatusOr<std::unique_ptr<StreamP2p>> StreamP2p::Create(CommLink& link, int device, const StreamP2pOptions& options) {
+  std::unique_ptr<StreamP2p> p(new StreamP2p(link, device, options));
+  GR_RETURN_IF_ERROR(p->Init());
+  return p;
+}
+
+Status StreamP2p::Init() {
+  GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
+  const size_t bytes = 2 * sizeof(DevError) + 64 + kResultSlots * sizeof(DevP2pResult);
+  void* host = nullptr;
+  GR_CUDA_RETURN_IF_ERROR(cudaHostAlloc(&host, bytes, cudaHostAllocMapped));
+  std::memset(host, 0, bytes);
+  auto* base = static_cast<char*>(host);
+  error_ = reinterpret_cast<DevError*>(base);
+  message_error_ = reinterpret_cast<DevError*>(base + sizeof(DevError));
+  abort_ = reinterpret_cast<uint32_t*>(base + 2 * sizeof(DevError));
+  results_ = reinterpret_cast<DevP2pResult*>(base + 2 * sizeof(DevError) + 64);
+  slots_.reset(new ResultSlot[kResultSlots]);
+  for (size_t i = 0; i < kResultSlots; ++i) {
+    slots_[i].owner = this;
+    slots_[i].result = &results_[i];
+  }
+  cudaEvent_t event = nullptr;
+  GR_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  last_event_ = event;
+  return OkStatus();
+}
+
+StreamP2p::~StreamP2p() {
+  cudaSetDevice(device_);
+  WaitIdle();
+  if (!connections_.empty()) SayGoodbye();
+  connections_.clear();
+  if (last_event_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(last_event_));
+  if (error_ != nullptr) cudaFreeHost(error_);
+}
+
+void StreamP2p::WaitIdle() {
+  if (!any_call_) return;
+  auto event = static_cast<cudaEvent_t>(last_event_);
+  auto next_check = Clock::now() + kPeerCheckEvery;
+  for (;;) {
+    const cudaError_t q = cudaEventQuery(event);
+    if (q == cudaSuccess) return;
+    if (q != cudaErrorNotReady) {
+      GR_LOG(Warn, P2p) << "stream-ordered point-to-point teardown: " << cudaGetErrorString(q);
+      return;
+    }
+    sched_yield();
+    if (Clock::now() < next_check) continue;
+    next_check = Clock::now() + kPeerCheckEvery;
+    for (const auto& [peer, connection] : connections_) {
+      if (Status s = link_.CheckPeer(peer); !s.ok() && LoadVolatile(abort_) == 0) {
+        GR_LOG(Warn, P2p) << "stream-ordered point-to-point teardown: " << s.message()
+                          << "; aborting this communicator's pending stream-ordered calls";
+        *reinterpret_cast<volatile uint32_t*>(abort_) = 1;
+      }
+    }
+  }
+}
+
+// Each peer may still write into this rank's buffer (a receiver releasing
+// the last slot of a send) until its own kernels ended: one message each way
+// per connection after both sides are idle.
+void StreamP2p::SayGoodbye() {
+  std::vector<LinkRequest*> requests;
+  std::vector<char> inbox(connections_.size());
+  const char bye = 1;
+  size_t i = 0;
+  for (const auto& [peer, connection] : connections_) {
+    auto r = link_.Irecv(peer, opt_.close_tag, &inbox[i++], 1);
+    if (r.ok()) requests.push_back(*r);
+    auto s = link_.Isend(peer, opt_.close_tag, &bye, 1);
+    if (s.ok()) requests.push_back(*s);
+  }
+  if (Status s = link_.WaitAll(requests, "stream-ordered point-to-point teardown"); !s.ok()) {
+    GR_LOG(Warn, P2p) << s.message();
+  }
+}
+
+Status StreamP2p::CheckErrors() {
+  if (!broken_.empty()) [[unlikely]] {
+    return InvalidUsage("this communicator's stream-ordered point-to-point stopped after an earlier error: " + broken_);
+  }
+  if (LoadVolatile(&error_->code) != 0) [[unlikely]] {
+    std::atomic_thread_fence(std::memory_order_acquire);
+    DevError e;
+    std::memcpy(&e, error_, sizeof(e));
+    Status status = FromDevError(e, link_);
+    broken_ = status.message();
+    return status;
+  }
+  if (LoadVolatile(&message_error_->code) != 0) [[unlikely]] {
+    std::atomic_thread_fence(std::memory_order_acquire);
+    DevError e;
+    std::memcpy(&e, message_error_, sizeof(e));
+    *reinterpret_cast<volatile uint32_t*>(&message_error_->code) = 0;
+    return FromMessageError(e, link_);
+  }
+  return OkStatus();
+}
+
+StatusOr<P2pConnection*> StreamP2p::ConnectionTo(int peer) {
+  auto it = connections_.find(peer);
+  if (it != connections_.end()) return it->second.get();
+  GR_ASSIGN_OR_RETURN(
+      auto c, P2pConnection::Connect(link_, peer, device_, opt_.nchannels, opt_.buffer_bytes, opt_.connect_tag));
+  P2pConnection* raw = c.get();
+  connections_.emplace(peer, std::move(c));
+  return raw;
+}
+
+Status StreamP2p::OrderAfterPrevious(void* stream) {
+  if (!any_call_ || stream == last_stream_) return OkStatus();
+  GR_CUDA_RETURN_IF_ERROR(
+      cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(last_event_), 0));
+  return OkStatus();
+}
+
+Status StreamP2p::Run(const StreamSend* send, const StreamRecv* recv, void* stream) {
+  std::lock_guard<std::mutex> lock(mu_);
+  GR_RETURN_IF_ERROR(CheckErrors());
+  GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
+  const int me = link_.rank();
+  const bool self_send = send != nullptr && send->peer == me;
+  const bool self_recv = recv != nullptr && recv->peer == me;
+  if (self_send || self_recv) {
+    if (!(self_send && self_recv)) {
+      return Unsupported(
+          "a stream-ordered message from this rank to itself needs the send and the receive in one grSendrecv (a "
+          "send alone would wait for a receive queued behind it)");
+    }
+    return RunSelf(*send, *recv, stream);
+  }
+  // Pair set-ups in ascending peer order, so no cycle of ranks waits on each
+  // other's set-up.
+  P2pConnection* to = nullptr;
+  P2pConnection* from = nullptr;
+  if (send != nullptr && recv != nullptr && recv->peer < send->peer) {
+    GR_ASSIGN_OR_RETURN(from, ConnectionTo(recv->peer));
+  }
+  if (send != nullptr) {
+    GR_ASSIGN_OR_RETURN(to, ConnectionTo(send->peer));
+  }
+  if (recv != nullptr && from == nullptr) {
+    GR_ASSIGN_OR_RETURN(from, ConnectionTo(recv->peer));
+  }
+  DevP2pLaunch l{};
+  l.error = error_;
+  l.message_error = message_error_;
+  l.abort = abort_;
+  l.timeout_ns = static_cast<uint64_t>(opt_.timeout_s * 1e9);
+  l.buffer_bytes = opt_.buffer_bytes;
+  if (send != nullptr) {
+    l.send_buf = send->buf;
+    l.send_bytes = send->bytes;
+    l.send_chans = to->send_chans();
+    l.send_tag = send->tag;
+    l.send_channels = to->nchannels();
+    l.send_peer = send->peer;
+  }
+  ResultSlot* slot = nullptr;
+  if (recv != nullptr) {
+    l.recv_buf = recv->buf;
+    l.recv_room = recv->room;
+    l.recv_chans = from->recv_chans();
+    l.recv_tag = recv->tag < 0 ? kDevAnyTag : recv->tag;
+    l.recv_channels = from->nchannels();
+    l.recv_peer = recv->peer;
+    if (recv->status != nullptr) {
+      GR_ASSIGN_OR_RETURN(slot, TakeResultSlot());
+      slot->status = recv->status;
+      slot->source = recv->peer;
+      slot->type_size = recv->type_size;
+      l.result = slot->result;
+    }
+  }
+  Status status = OrderAfterPrevious(stream);
+  if (status.ok()) {
+    status = cuda::FromCuda(static_cast<cudaError_t>(dev::LaunchP2pKernel(l, stream)),
+                            "launching the stream-ordered point-to-point kernel");
+  }
+  if (!status.ok()) {
+    if (slot != nullptr) slot->busy.store(false, std::memory_order_release);
+    return status;
+  }
+  if (slot != nullptr) GR_RETURN_IF_ERROR(EnqueueStatus(slot, stream));
+  GR_CUDA_RETURN_IF_ERROR(cudaEventRecord(static_cast<cudaEvent_t>(last_event_), static_cast<cudaStream_t>(stream)));
+  last_stream_ = stream;
+  any_call_ = true;
+  return OkStatus();
+}
+
+Status StreamP2p::RunSelf(const StreamSend& send, const StreamRecv& recv, void* stream) {
+  if (recv.tag >= 0 && recv.tag != send.tag) {
+    return InvalidUsage("a stream-ordered grSendrecv to this rank itself sends tag " + std::to_string(send.tag) +
+                        " but receives tag " + std::to_string(recv.tag));
+  }
+  if (send.bytes > recv.room) {
+    return Status(grTruncated, "a stream-ordered grSendrecv to this rank itself sends " + std::to_string(send.bytes) +
+                                   " bytes into room for " + std::to_string(recv.room) + " (nothing was moved)");
+  }
+  GR_RETURN_IF_ERROR(OrderAfterPrevious(stream));
+  if (send.bytes > 0 && send.buf != recv.buf) {
+    GR_CUDA_RETURN_IF_ERROR(
+        cudaMemcpyAsync(recv.buf, send.buf, send.bytes, cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(stream)));
+  }
+  if (recv.status != nullptr) {
+    *recv.status = grStatus_t{};
+    recv.status->source = recv.peer;
+    recv.status->tag = send.tag;
+    recv.status->error = grSuccess;
+    recv.status->bytes = send.bytes;
+    recv.status->count = send.bytes / recv.type_size;
+  }
+  GR_CUDA_RETURN_IF_ERROR(cudaEventRecord(static_cast<cudaEvent_t>(last_event_), static_cast<cudaStream_t>(stream)));
+  last_stream_ = stream;
+  any_call_ = true;
+  return OkStatus();
+}
+
+StatusOr<StreamP2p::ResultSlot*> StreamP2p::TakeResultSlot() {
+  for (size_t n = 0; n < kResultSlots; ++n) {
+    ResultSlot& s = slots_[(next_slot_ + n) % kResultSlots];
+    bool expected = false;
+    if (s.busy.compare_exchange_strong(expected, true, std::memory_order_acquire)) {
+      next_slot_ = (next_slot_ + n + 1) % kResultSlots;
+      s.result->error = kDevResultUnfilled;
+      return &s;
+    }
+  }
+  return Unsupported("more than " + std::to_string(kResultSlots) +
+                     " stream-ordered receives with a status are pending on streams; synchronize a stream or pass "
+                     "GR_STATUS_IGNORE");
+}
+
+Status StreamP2p::EnqueueStatus(ResultSlot* slot, void* stream) {
+  const cudaError_t err = cudaLaunchHostFunc(static_cast<cudaStream_t>(stream), FillStatus, slot);
+  if (err != cudaSuccess) {
+    slot->busy.store(false, std::memory_order_release);
+    return cuda::FromCuda(err, "cudaLaunchHostFunc (a stream-ordered receive's status)");
+  }
+  return OkStatus();
+}
+
+// A CUDA host function (it may not call CUDA): the receive's kernel has
+// ended, its result slot says what it found.
+void StreamP2p::FillStatus(void* arg) {
+  auto* slot = static_cast<ResultSlot*>(arg);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  DevP2pResult r;
+  std::memcpy(&r, slot->result, sizeof(r));
+  grStatus_t st{};
+  st.source = slot->source;
+  st.tag = r.tag;
+  st.bytes = r.error == kDevResultUnfilled ? 0 : r.bytes;
+  st.count = st.bytes / slot->type_size;
+  switch (r.error) {
+    case 0: st.error = grSuccess; break;
+    case kDevErrorTruncated: st.error = grTruncated; break;
+    case kDevErrorTagMismatch: st.error = grInvalidUsage; break;
+    default:
+      st.error = LoadVolatile(&slot->owner->error_->code) == static_cast<uint32_t>(DevErrorCode::kTimeout)
+                     ? grTimeout
+                     : grRemoteError;
+      st.tag = -1;
+  }
+  *slot->status = st;
+  slot->busy.store(false, std::memory_order_release);
+}
+
+}  // namespace gpurun::coll

@@ -1,0 +1,133 @@
+// StreamP2p: a communicator's stream-ordered point-to-point on GPU buffers
+// (grSend/grRecv/grSendrecv/grIsend/grIrecv with a real stream), in NCCL's
+// ncclSend/ncclRecv shape: each call enqueues one kernel
+// (coll/device/p2p_kernel.h) on the caller's stream and returns; the kernel
+// moves the message through the pair's FIFO connection
+// (p2p_connection.h), made by the pair's first stream-ordered call.
+//
+// Matching: the stream-ordered messages from one rank to another form their
+// own ordered channel, received in the order sent, by stream-ordered
+// receives only (as NCCL's). A receive names its source (no
+// GR_ANY_SOURCE); its tag must be the message's or GR_ANY_TAG — a
+// mismatched message is dropped and reported; a message larger than the
+// receive's room is cut (nothing is written past the room) and reported.
+//
+// Order between calls: every stream-ordered call of a communicator runs
+// after the previous one, also across streams (an event links them), as
+// NCCL orders a communicator's operations. So a send then a receive of the
+// same pair on both ranks waits, as MPI's blocking send may: use grSendrecv,
+// which moves both in one kernel.
+//
+// Errors found later (a wait that timed out after GPURUN_TIMEOUT or was
+// aborted, a truncated or mismatched message) are returned by the next
+// stream-ordered call of the communicator, naming the peer; a receive's
+// status, when given, is filled when its stream gets past it (with the error
+// of that receive). After a failed wait the connection state is unknown and
+// every later call fails saying why.
+//
+// Thread safety: calls are serialised by a mutex.
+#ifndef GPURUN_COLL_GPU_STREAM_P2P_H_
+#define GPURUN_COLL_GPU_STREAM_P2P_H_
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "coll/device/p2p_launch.h"
+#include "coll/gpu/p2p_connection.h"
+#include "coll/host/comm_link.h"
+#include "runtime/base/status.h"
+
+namespace gpurun::coll {
+
+struct StreamP2pOptions {
+  int nchannels = 32;                 // GPURUN_P2P_NCHANNELS
+  uint64_t buffer_bytes = 512 << 10;  // GPURUN_P2P_BUFFSIZE
+  double timeout_s = 0;               // GPURUN_TIMEOUT; 0: none
+  int connect_tag = 0;                // internal-context tags of the pair set-up and teardown
+  int close_tag = 0;
+};
+
+// The options from the parameter registry, with the runtime's two tags.
+StatusOr<StreamP2pOptions> LoadStreamP2pOptions(int connect_tag, int close_tag);
+
+struct StreamSend {
+  const void* buf;
+  uint64_t bytes;
+  int peer;  // communicator rank
+  int tag;
+};
+
+struct StreamRecv {
+  void* buf;
+  uint64_t room;  // bytes the receive may write
+  int peer;
+  int tag;                       // or GR_ANY_TAG
+  grStatus_t* status = nullptr;  // filled when the stream gets past the receive; null: not wanted
+  size_t type_size = 1;          // for status->count
+};
+
+class StreamP2p {
+ public:
+  // Not collective. `device`: the CUDA ordinal every call's buffers are on.
+  static StatusOr<std::unique_ptr<StreamP2p>> Create(CommLink& link, int device, const StreamP2pOptions& options);
+  // Waits for this communicator's kernels (setting their abort flag when a
+  // peer failed), then says goodbye to each connected peer before freeing.
+  ~StreamP2p();
+  StreamP2p(const StreamP2p&) = delete;
+  StreamP2p& operator=(const StreamP2p&) = delete;
+
+  int device() const { return device_; }
+
+  // Enqueues a send, a receive, or both (one kernel) on `stream` (a
+  // cudaStream_t, not null). A rank to itself: only a send and a receive
+  // together (else Unsupported: the send would wait for a receive queued
+  // behind it).
+  Status Run(const StreamSend* send, const StreamRecv* recv, void* stream);
+
+ private:
+  // A receive's status, pending until its stream gets past it.
+  struct ResultSlot {
+    StreamP2p* owner = nullptr;
+    DevP2pResult* result = nullptr;  // host-mapped
+    std::atomic<bool> busy{false};
+    grStatus_t* status = nullptr;
+    int source = 0;
+    size_t type_size = 1;
+  };
+  StreamP2p(CommLink& link, int device, const StreamP2pOptions& options)
+      : link_(link), device_(device), opt_(options) {}
+  Status Init();
+  Status CheckErrors();
+  StatusOr<P2pConnection*> ConnectionTo(int peer);
+  Status RunSelf(const StreamSend& send, const StreamRecv& recv, void* stream);
+  Status OrderAfterPrevious(void* stream);
+  StatusOr<ResultSlot*> TakeResultSlot();
+  Status EnqueueStatus(ResultSlot* slot, void* stream);
+  static void FillStatus(void* slot);  // a CUDA host function
+  void WaitIdle();
+  void SayGoodbye();
+
+  CommLink& link_;
+  int device_;
+  StreamP2pOptions opt_;
+  std::mutex mu_;
+  std::map<int, std::unique_ptr<P2pConnection>> connections_;
+  DevError* error_ = nullptr;          // host-mapped: failed waits
+  DevError* message_error_ = nullptr;  // host-mapped: truncated / mismatched messages
+  uint32_t* abort_ = nullptr;          // host-mapped
+  DevP2pResult* results_ = nullptr;    // host-mapped, kResultSlots
+  std::unique_ptr<ResultSlot[]> slots_;
+  size_t next_slot_ = 0;
+  void* last_event_ = nullptr;  // cudaEvent_t after the last call
+  void* last_stream_ = nullptr;
+  bool any_call_ = false;
+  std::string broken_;
+};
+
+}  // namespace gpurun::coll
+
+#endif  // GPURUN_COLL_GPU_STREAM_P2P_H_
