@@ -8,25 +8,44 @@
 #include <string>
 #include <vector>
 
-#include "coll/gpu/peer_reach.h"
+#include "coll/host/conn_group.h"
 #include "runtime/base/log.h"
 
 namespace gpurun::coll {
 namespace {
 
-// What each rank sends its peer about its buffer.
-struct PeerRecord {
-  cuda::IpcHandle handle;
-  char bus_id[32];
+// First message each way: the GPU and the connection's shape.
+struct SetupRecord {
+  GpuIdentity gpu;
   int32_t nchannels;
   int32_t pad;
   uint64_t buffer_bytes;
+};
+
+// Second: the rank's buffer, or that it has none (ok == 0).
+struct MemoryRecord {
+  PeerMemoryRecord memory;
+  int32_t ok;
+  int32_t pad;
 };
 
 static_assert(kFifoSteps * sizeof(DevP2pHeader) <= P2pConnection::kHeadOffset - P2pConnection::kHeadersOffset,
               "the header ring fits between the tail line and the head line");
 
 uint8_t* At(void* base, uint64_t offset) { return static_cast<uint8_t*>(base) + offset; }
+
+// One message of `bytes` each way with `peer` on `tag`.
+Status Swap(CommLink& link, int peer, int tag, const void* mine, void* theirs, size_t bytes) {
+  std::array<LinkRequest*, 2> requests{};
+  GR_ASSIGN_OR_RETURN(requests[0], link.Irecv(peer, tag, theirs, bytes));
+  auto sent = link.Isend(peer, tag, mine, bytes);
+  if (!sent.ok()) {
+    (void)link.WaitAll(std::span<LinkRequest*>(requests.data(), 1), "stream-ordered point-to-point set-up");
+    return sent.status();
+  }
+  requests[1] = *sent;
+  return link.WaitAll(requests, "stream-ordered point-to-point set-up");
+}
 
 }  // namespace
 
@@ -37,47 +56,66 @@ StatusOr<std::unique_ptr<P2pConnection>> P2pConnection::Connect(CommLink& link, 
                            std::to_string(kMaxP2pChannels));
   }
   std::unique_ptr<P2pConnection> c(new P2pConnection(peer, device, nchannels, buffer_bytes));
-  GR_ASSIGN_OR_RETURN(
-      c->mine_, cuda::IpcBuffer::Allocate(device, kControlBytes + buffer_bytes * static_cast<uint64_t>(nchannels)));
   GR_RETURN_IF_ERROR(c->Exchange(link, tag));
   GR_RETURN_IF_ERROR(c->WriteChannels());
   GR_LOG(Info, P2p) << "stream-ordered point-to-point with " << link.DescribePeer(peer) << " ready: GPU " << device
-                    << ", " << nchannels << " channels of " << buffer_bytes << " B FIFOs over CUDA IPC";
+                    << ", " << nchannels << " channels of " << buffer_bytes << " B FIFOs in " << PeerPathName(c->path_);
   return c;
 }
 
-Status P2pConnection::Exchange(CommLink& link, int tag) {
-  PeerRecord me{};
-  me.handle = mine_->handle();
-  GR_ASSIGN_OR_RETURN(const std::string bus_id, BusIdOf(device_));
-  std::strncpy(me.bus_id, bus_id.c_str(), sizeof(me.bus_id) - 1);
+StatusOr<PeerPath> P2pConnection::ChoosePath(CommLink& link, int tag) {
+  SetupRecord me{};
+  GR_ASSIGN_OR_RETURN(me.gpu, IdentityOf(device_));
   me.nchannels = nchannels_;
   me.buffer_bytes = buffer_bytes_;
-  PeerRecord them{};
-  std::array<LinkRequest*, 2> requests{};
-  GR_ASSIGN_OR_RETURN(requests[0], link.Irecv(peer_, tag, &them, sizeof(them)));
-  auto sent = link.Isend(peer_, tag, &me, sizeof(me));
-  if (!sent.ok()) {
-    (void)link.WaitAll(std::span<LinkRequest*>(requests.data(), 1), "stream-ordered point-to-point set-up");
-    return sent.status();
-  }
-  requests[1] = *sent;
-  GR_RETURN_IF_ERROR(link.WaitAll(requests, "stream-ordered point-to-point set-up"));
-  them.bus_id[sizeof(them.bus_id) - 1] = '\0';
+  SetupRecord them{};
+  GR_RETURN_IF_ERROR(Swap(link, peer_, tag, &me, &them, sizeof(me)));
   if (them.nchannels != nchannels_ || them.buffer_bytes != buffer_bytes_) {
     return InvalidUsage("stream-ordered point-to-point set-up differs: " + link.DescribePeer(peer_) + " has " +
                         std::to_string(them.nchannels) + " channels of " + std::to_string(them.buffer_bytes) +
                         " B, this rank " + std::to_string(nchannels_) + " of " + std::to_string(buffer_bytes_) +
                         " B (set GPURUN_P2P_NCHANNELS / GPURUN_P2P_BUFFSIZE alike on every rank)");
   }
-  GR_RETURN_IF_ERROR(CheckPeerReach(link, peer_, device_, them.bus_id, "stream-ordered point-to-point"));
-  GR_ASSIGN_OR_RETURN(theirs_, cuda::IpcMapping::Open(device_, them.handle));
-  return OkStatus();
+  GR_ASSIGN_OR_RETURN(const PathChoice choice, LoadPathChoice());
+  return PathTo(link, peer_, device_, them.gpu, choice, "stream-ordered point-to-point");
+}
+
+Status P2pConnection::Exchange(CommLink& link, int tag) {
+  // The second and third messages go also when this side failed, so the
+  // peer is never left waiting for them.
+  StatusOr<PeerPath> path = ChoosePath(link, tag);
+  Status made = path.status();
+  if (made.ok()) {
+    const std::string name = ConnGroup::SegmentName(link.UniqueName(), kGpuP2pSegmentGroupBase + peer_, link.rank());
+    auto own =
+        OwnMemory::Create(*path, device_, kControlBytes + buffer_bytes_ * static_cast<uint64_t>(nchannels_), name);
+    if (own.ok()) {
+      mine_ = std::move(own).value();
+      path_ = *path;
+    } else {
+      made = own.status();
+    }
+  }
+  MemoryRecord me{};
+  if (mine_ != nullptr) me.memory = mine_->record();
+  me.ok = made.ok() ? 1 : 0;
+  MemoryRecord them{};
+  GR_RETURN_IF_ERROR(Swap(link, peer_, tag, &me, &them, sizeof(me)));
+  GR_RETURN_IF_ERROR(made);
+  if (them.ok == 0) return RemoteError("stream-ordered point-to-point set-up failed on " + link.DescribePeer(peer_));
+  auto mapped = PeerMapping::Open(them.memory, device_);
+  const char mine_ok = mapped.ok() ? 1 : 0;
+  char their_ok = 0;
+  GR_RETURN_IF_ERROR(Swap(link, peer_, tag, &mine_ok, &their_ok, 1));
+  if (!mapped.ok()) return mapped.status();
+  theirs_ = std::move(mapped).value();
+  if (their_ok == 0) return RemoteError("stream-ordered point-to-point set-up failed on " + link.DescribePeer(peer_));
+  return mine_->Unlink();  // the peer mapped it
 }
 
 Status P2pConnection::WriteChannels() {
-  void* mine = mine_->data();
-  void* theirs = theirs_->data();
+  void* mine = mine_->device_ptr();
+  void* theirs = theirs_->device_ptr();
   std::vector<DevP2pSendChan> send(static_cast<size_t>(nchannels_));
   std::vector<DevP2pRecvChan> recv(static_cast<size_t>(nchannels_));
   for (int ch = 0; ch < nchannels_; ++ch) {

@@ -1,12 +1,14 @@
 // P2pConnection: the stream-ordered point-to-point connection between this
 // rank and one peer, both directions (format in coll/device/p2p_launch.h).
 // Made by the pair's first stream-ordered call (both ranks make it, each in
-// its own first call with the other): each rank allocates one CUDA IPC
-// buffer holding the FIFOs the peer sends into and the counters the peer
-// writes, the two exchange handles with one message each way on the
-// communicator's internal context, and each maps the other's buffer. All of
-// it runs on private streams (p2p/cuda_ipc/ipc_memory.h), so it never waits
-// for a kernel of this process that may be waiting for the peer.
+// its own first call with the other): the two say which GPU they use, each
+// allocates one buffer holding the FIFOs the peer sends into and the
+// counters the peer writes — in its GPU memory through CUDA IPC, or in host
+// shared memory where the GPUs have no peer access (peer_memory.h) — the two
+// swap its description, map the other's, and say so (three messages each way
+// on the communicator's internal context). All of it runs on private
+// streams, so it never waits for a kernel of this process that may be
+// waiting for the peer.
 //
 // Layout of a rank's buffer: per channel c at c * kCounterStride the
 // receiving tail (+0), the receiving header ring (+128, kFifoSteps headers),
@@ -19,8 +21,8 @@
 #include <memory>
 
 #include "coll/device/p2p_launch.h"
+#include "coll/gpu/peer_memory.h"
 #include "coll/host/comm_link.h"
-#include "p2p/cuda_ipc/ipc_memory.h"
 #include "runtime/base/status.h"
 
 namespace gpurun::coll {
@@ -50,6 +52,7 @@ class P2pConnection {
  private:
   P2pConnection(int peer, int device, int nchannels, uint64_t buffer_bytes)
       : peer_(peer), device_(device), nchannels_(nchannels), buffer_bytes_(buffer_bytes) {}
+  StatusOr<PeerPath> ChoosePath(CommLink& link, int tag);
   Status Exchange(CommLink& link, int tag);
   Status WriteChannels();
 
@@ -57,8 +60,9 @@ class P2pConnection {
   int device_;
   int nchannels_;
   uint64_t buffer_bytes_;
-  std::unique_ptr<cuda::IpcBuffer> mine_;
-  std::unique_ptr<cuda::IpcMapping> theirs_;
+  PeerPath path_ = PeerPath::kCudaIpc;  // of this rank's buffer
+  std::unique_ptr<OwnMemory> mine_;
+  std::unique_ptr<PeerMapping> theirs_;
   DevP2pSendChan* send_chans_ = nullptr;
   DevP2pRecvChan* recv_chans_ = nullptr;
 };

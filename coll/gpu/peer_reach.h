@@ -1,14 +1,12 @@
-// Whether this rank's GPU can reach a peer rank's GPU for the GPU path: the
-// peer must be on this host (the NET path is not built) and the two GPUs
-// must be one GPU or peer-accessible (the path through host memory is not
-// built); anything else is Unsupported naming both. Used by every CUDA IPC
-// connection set-up (ring_connectors.h, p2p_connection.h).
+// Facts about two GPUs of one host that the GPU path's set-up needs: a GPU's
+// PCI bus id (how ranks name their GPU to each other) and whether this
+// rank's GPU can reach another by CUDA peer access (peer_memory.h decides the
+// path from it).
 #ifndef GPURUN_COLL_GPU_PEER_REACH_H_
 #define GPURUN_COLL_GPU_PEER_REACH_H_
 
 #include <string>
 
-#include "coll/host/comm_link.h"
 #include "runtime/base/status.h"
 
 namespace gpurun::coll {
@@ -16,9 +14,9 @@ namespace gpurun::coll {
 // The PCI bus id of CUDA device `device` ("0000:18:00.0").
 StatusOr<std::string> BusIdOf(int device);
 
-// OkStatus when `peer` (whose GPU has PCI bus id `peer_bus_id`) is reachable
-// from GPU `device` of this rank; `what` names the set-up in errors.
-Status CheckPeerReach(CommLink& link, int peer, int device, const char* peer_bus_id, const char* what);
+// Whether GPU `device` can load and store the memory of the GPU with PCI bus
+// id `peer_bus_id` through CUDA IPC: the same GPU, or peer access.
+StatusOr<bool> PeerAccess(int device, const char* peer_bus_id);
 
 }  // namespace gpurun::coll
 

@@ -1,4 +1,4 @@
-// The GPU ring's CUDA IPC connections (ring_connectors.h).
+// The GPU ring's connections (ring_connectors.h).
 #include "coll/gpu/ring_connectors.h"
 
 #include <cuda_runtime.h>
@@ -7,20 +7,26 @@
 #include <string>
 #include <vector>
 
-#include "coll/gpu/peer_reach.h"
+#include "coll/host/conn_group.h"
 #include "p2p/cuda_ipc/cuda_status.h"
 #include "runtime/base/log.h"
 
 namespace gpurun::coll {
 namespace {
 
-// What each rank publishes about its GPU ring buffer.
-struct PeerRecord {
-  cuda::IpcHandle handle;
-  char bus_id[32];  // PCI bus id of the rank's GPU
+// Phase 1: what each rank says about its GPU and ring set-up.
+struct SetupRecord {
+  GpuIdentity gpu;
   int32_t nchannels;
   int32_t pad;
   uint64_t buffer_bytes;
+};
+
+// Phase 2: the rank's buffer, or why it has none (ok == 0).
+struct MemoryRecord {
+  PeerMemoryRecord memory;
+  int32_t ok;
+  int32_t pad;
 };
 
 uint8_t* At(void* base, uint64_t offset) { return static_cast<uint8_t*>(base) + offset; }
@@ -38,48 +44,83 @@ StatusOr<std::unique_ptr<RingConnectors>> RingConnectors::Create(CommLink& link,
   c->device_ = device;
   c->nchannels_ = nchannels;
   c->buffer_bytes_ = buffer_bytes;
-  GR_ASSIGN_OR_RETURN(
-      c->mine_, cuda::IpcBuffer::Allocate(device, kControlBytes + buffer_bytes * static_cast<uint64_t>(nchannels)));
   GR_RETURN_IF_ERROR(c->Exchange(link));
   GR_RETURN_IF_ERROR(c->WriteChannels());
   GR_LOG(Info, Coll) << "GPU ring connectors ready: GPU " << device << ", " << nchannels << " channels of "
-                     << buffer_bytes << " B FIFOs over CUDA IPC";
+                     << buffer_bytes << " B FIFOs in " << PeerPathName(c->path_);
   return c;
 }
 
-Status RingConnectors::Exchange(CommLink& link) {
-  PeerRecord me{};
-  me.handle = mine_->handle();
-  GR_ASSIGN_OR_RETURN(const std::string bus_id, BusIdOf(device_));
-  std::strncpy(me.bus_id, bus_id.c_str(), sizeof(me.bus_id) - 1);
+// The path of this rank's buffer: host memory when either neighbour (both
+// map it) cannot use CUDA IPC with this GPU.
+StatusOr<PeerPath> RingConnectors::ChoosePath(CommLink& link, int prev, int next) {
+  SetupRecord me{};
+  GR_ASSIGN_OR_RETURN(me.gpu, IdentityOf(device_));
   me.nchannels = nchannels_;
   me.buffer_bytes = buffer_bytes_;
-  std::vector<PeerRecord> all(static_cast<size_t>(link.size()));
+  std::vector<SetupRecord> all(static_cast<size_t>(link.size()));
   GR_RETURN_IF_ERROR(link.AllGather(&me, sizeof(me), all.data()));
-  const int n = link.size();
-  const int prev = (link.rank() + n - 1) % n;
-  const int next = (link.rank() + 1) % n;
+  GR_ASSIGN_OR_RETURN(const PathChoice choice, LoadPathChoice());
+  PeerPath path = PeerPath::kCudaIpc;
   for (int peer : {prev, next}) {
-    const PeerRecord& r = all[static_cast<size_t>(peer)];
+    const SetupRecord& r = all[static_cast<size_t>(peer)];
     if (r.nchannels != nchannels_ || r.buffer_bytes != buffer_bytes_) {
       return InvalidUsage("GPU ring set-up differs between ranks: " + link.DescribePeer(peer) + " has " +
                           std::to_string(r.nchannels) + " channels of " + std::to_string(r.buffer_bytes) +
                           " B, this rank " + std::to_string(nchannels_) + " of " + std::to_string(buffer_bytes_) +
                           " B (set GPURUN_GPU_NCHANNELS / GPURUN_GPU_BUFFSIZE alike on every rank)");
     }
-    GR_RETURN_IF_ERROR(CheckPeerReach(link, peer, device_, r.bus_id, "GPU collectives"));
+    GR_ASSIGN_OR_RETURN(const PeerPath p, PathTo(link, peer, device_, r.gpu, choice, "GPU collectives"));
+    if (p == PeerPath::kHost) path = PeerPath::kHost;
   }
-  GR_ASSIGN_OR_RETURN(prev_, cuda::IpcMapping::Open(device_, all[static_cast<size_t>(prev)].handle));
+  return path;
+}
+
+Status RingConnectors::Exchange(CommLink& link) {
+  const int n = link.size();
+  const int prev = (link.rank() + n - 1) % n;
+  const int next = (link.rank() + 1) % n;
+  // Every rank reaches the second exchange, also when its own part failed,
+  // so that no rank waits there for one that gave up.
+  StatusOr<PeerPath> path = ChoosePath(link, prev, next);
+  Status made = path.status();
+  if (made.ok()) {
+    const std::string name = ConnGroup::SegmentName(link.UniqueName(), kGpuRingSegmentGroup, link.rank());
+    auto own =
+        OwnMemory::Create(*path, device_, kControlBytes + buffer_bytes_ * static_cast<uint64_t>(nchannels_), name);
+    if (own.ok()) {
+      mine_ = std::move(own).value();
+      path_ = *path;
+    } else {
+      made = own.status();
+    }
+  }
+  MemoryRecord me{};
+  if (mine_ != nullptr) me.memory = mine_->record();
+  me.ok = made.ok() ? 1 : 0;
+  std::vector<MemoryRecord> all(static_cast<size_t>(n));
+  GR_RETURN_IF_ERROR(link.AllGather(&me, sizeof(me), all.data()));
+  GR_RETURN_IF_ERROR(made);
+  for (int peer : {prev, next}) {
+    if (all[static_cast<size_t>(peer)].ok == 0) {
+      return RemoteError("GPU ring set-up failed on " + link.DescribePeer(peer));
+    }
+  }
+  GR_ASSIGN_OR_RETURN(prev_, PeerMapping::Open(all[static_cast<size_t>(prev)].memory, device_));
   if (next != prev) {
-    GR_ASSIGN_OR_RETURN(next_, cuda::IpcMapping::Open(device_, all[static_cast<size_t>(next)].handle));
+    GR_ASSIGN_OR_RETURN(next_, PeerMapping::Open(all[static_cast<size_t>(next)].memory, device_));
   }
-  return OkStatus();
+  // Once both neighbours mapped it, a host segment's name can go.
+  char done = 1;
+  std::string dones(static_cast<size_t>(n), '\0');
+  GR_RETURN_IF_ERROR(link.AllGather(&done, 1, dones.data()));
+  return mine_->Unlink();
 }
 
 Status RingConnectors::WriteChannels() {
-  void* mine = mine_->data();
-  void* prev = prev_->data();
-  void* next = next_ != nullptr ? next_->data() : prev;
+  void* mine = mine_->device_ptr();
+  void* prev = prev_->device_ptr();
+  void* next = next_ != nullptr ? next_->device_ptr() : prev;
   std::vector<DevChannel> table(kMaxDeviceChannels);
   for (int ch = 0; ch < nchannels_; ++ch) {
     const uint64_t counters = kCounterStride * static_cast<uint64_t>(ch);

@@ -1,18 +1,19 @@
-// RingConnectors: the CUDA IPC connections of one communicator's GPU ring —
-// per channel a Simple FIFO from the previous rank into this one and from
-// this one into the next. Each rank allocates one IPC buffer on its GPU that
-// holds its receiving FIFOs and the counters its peers write (the tail of
-// each receiving FIFO, the head of each sending one); the handles go round
-// with CommLink::AllGather, each rank maps its two neighbours' buffers and
+// RingConnectors: the connections of one communicator's GPU ring — per
+// channel a Simple FIFO from the previous rank into this one and from this
+// one into the next. Each rank allocates one buffer that holds its receiving
+// FIFOs and the counters its peers write (the tail of each receiving FIFO,
+// the head of each sending one), in its GPU memory through CUDA IPC or, when
+// a neighbour's GPU has no peer access to it (or GPURUN_GPU_PATH=host), in
+// host shared memory (peer_memory.h); the descriptions go round with
+// CommLink::AllGather, each rank maps its two neighbours' buffers and
 // writes the resulting DevChannel table into device memory for the kernels.
 //
 // Layout of a rank's buffer: kControlBytes of counters (channel c at
 // c * 256: the receiving tail at +0, the sending head at +128, each on its own
 // 128-byte line) followed by one FIFO of buffer_bytes per channel.
 //
-// Errors: ranks on different hosts (the NET path is not built) and GPU pairs
-// without peer access (the host-memory path is not built) are Unsupported,
-// naming both ranks' GPUs.
+// Errors: ranks on different hosts (the NET path is not built) are
+// Unsupported; a rank whose set-up failed fails every rank's, naming it.
 #ifndef GPURUN_COLL_GPU_RING_CONNECTORS_H_
 #define GPURUN_COLL_GPU_RING_CONNECTORS_H_
 
@@ -20,8 +21,8 @@
 #include <memory>
 
 #include "coll/device/dev_launch.h"
+#include "coll/gpu/peer_memory.h"
 #include "coll/host/comm_link.h"
-#include "p2p/cuda_ipc/ipc_memory.h"
 #include "runtime/base/status.h"
 
 namespace gpurun::coll {
@@ -45,16 +46,18 @@ class RingConnectors {
 
  private:
   RingConnectors() = default;
+  StatusOr<PeerPath> ChoosePath(CommLink& link, int prev, int next);
   Status Exchange(CommLink& link);
   Status WriteChannels();
 
   int device_ = -1;
   int nchannels_ = 0;
   uint64_t buffer_bytes_ = 0;
-  std::unique_ptr<cuda::IpcBuffer> mine_;
-  std::unique_ptr<cuda::IpcMapping> prev_;  // the previous rank's buffer
-  std::unique_ptr<cuda::IpcMapping> next_;  // the next rank's (null when it is prev_'s rank)
-  DevChannel* channels_ = nullptr;          // device memory
+  PeerPath path_ = PeerPath::kCudaIpc;  // of this rank's buffer
+  std::unique_ptr<OwnMemory> mine_;
+  std::unique_ptr<PeerMapping> prev_;  // the previous rank's buffer
+  std::unique_ptr<PeerMapping> next_;  // the next rank's (null when it is prev_'s rank)
+  DevChannel* channels_ = nullptr;     // device memory
 };
 
 }  // namespace gpurun::coll

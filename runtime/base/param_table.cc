@@ -96,6 +96,12 @@ const SizeParam kGpuBuffSize("GPURUN_GPU_BUFFSIZE", "4M", 64 * 1024, int64_t{1} 
                              "Simple-protocol FIFO bytes per GPU connection (8 steps; NCCL_BUFFSIZE's default). "
                              "Each rank holds one FIFO per channel in its GPU memory.");
 
+const EnumParam kGpuPath("GPURUN_GPU_PATH", "auto", {"auto", "ipc", "host"},
+                         "Where the GPU path's FIFOs between two ranks of a host live: auto (the receiver's GPU "
+                         "memory through CUDA IPC when the GPUs have peer access or are one GPU, else host shared "
+                         "memory), ipc (CUDA IPC only: a pair without peer access is an error), host (host shared "
+                         "memory for every pair).");
+
 const IntParam kP2pNChannels("GPURUN_P2P_NCHANNELS", 32, 1, 32,
                              "Channels (one thread block each way) of a stream-ordered GPU send/receive connection "
                              "between two ranks; every message crosses all of them.");

@@ -122,6 +122,7 @@ matrix::MatrixJob GpuMatrixTest::Job() const {
   job.limit_s = g.limit_s;
   job.device.on = true;
   job.device.stream = g.stream;
+  job.env = g.env;
   // A required collective stays required even in a case that allows grUnsupported.
   const std::vector<Coll> others = OtherColls();
   for (Coll c : colls_) {

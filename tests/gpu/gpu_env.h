@@ -60,6 +60,7 @@ struct GpuCase {
   std::vector<std::string> slice;   // coll_matrix's --types, --sizes, ...
   double limit_s = 300;
   std::string tool;  // run each rank under `compute-sanitizer --tool <tool>` ("": directly)
+  std::vector<std::pair<std::string, std::string>> env;  // further variables of the job
 };
 
 class GpuMatrixTest : public ::testing::TestWithParam<GpuCase> {

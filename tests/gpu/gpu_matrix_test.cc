@@ -18,6 +18,8 @@
 //  - P2pVariants: the same under forced algorithms and protocols, which they
 //    have none of: never rejected;
 //  - Others: the barrier, which may answer grUnsupported (null stream only);
+//  - HostPath: the ring collectives with their FIFOs in host shared memory
+//    (GPURUN_GPU_PATH=host), 2 and 4 ranks, stream, small and large slices;
 //  - GpuMatrixCases: the tables above, checked without a GPU.
 #include <gtest/gtest.h>
 
@@ -99,6 +101,27 @@ std::vector<GpuCase> VariantCases() {
   return cases;
 }
 
+// The ring collectives and the point-to-point ones with every pair's FIFOs
+// in host shared memory (GPURUN_GPU_PATH=host: the path of GPUs without peer
+// access), on 2 and 4 ranks, stream-ordered, small and large slices.
+std::vector<GpuCase> HostPathCases() {
+  std::vector<GpuCase> cases;
+  for (const Slice* slice : {&kSmall, &kLarge}) {
+    for (int ranks : {2, 4}) {
+      GpuCase g;
+      g.name = ModeName(ranks, true) + "_" + slice->name;
+      g.ranks = ranks;
+      g.stream = true;
+      g.colls = RingColls();
+      g.slice = slice->flags;
+      g.limit_s = slice->limit_s;
+      g.env = {{"GPURUN_GPU_PATH", "host"}};
+      cases.push_back(g);
+    }
+  }
+  return cases;
+}
+
 // Forcing an algorithm or protocol the ring path rejects leaves the
 // point-to-point collectives running.
 std::vector<GpuCase> P2pVariantCases() {
@@ -168,6 +191,7 @@ INSTANTIATE_TEST_SUITE_P(Variants, CollMatrixGpu, ::testing::ValuesIn(VariantCas
 INSTANTIATE_TEST_SUITE_P(P2p, CollMatrixGpu, ::testing::ValuesIn(P2pCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(P2pVariants, CollMatrixGpu, ::testing::ValuesIn(P2pVariantCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(Others, CollMatrixGpu, ::testing::ValuesIn(OtherCases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(HostPath, CollMatrixGpu, ::testing::ValuesIn(HostPathCases()), CaseName);
 
 }  // namespace
 }  // namespace gpurun::gpu_test

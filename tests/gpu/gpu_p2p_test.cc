@@ -1,6 +1,8 @@
 // Device-buffer point-to-point as real jobs (ctest label gpu): `gpurun -n 2`
 // (one GPU each when there are two) and `gpurun -n 4` (two ranks a GPU
-// then) run device_p2p_check, whose checks are listed there; the job must
+// then) run device_p2p_check, whose checks are listed there, and the same
+// two with GPURUN_GPU_PATH=host run its stream phases with every pair's
+// FIFOs in host shared memory (the path of GPUs without peer access); a job must
 // exit 0 with a summary of 0 failures and no FAIL line. Skipped, saying why,
 // without a CUDA device (or in a build without CUDA).
 #include <gtest/gtest.h>
@@ -15,7 +17,12 @@
 namespace gpurun::gpu_test {
 namespace {
 
-class DeviceP2p : public ::testing::TestWithParam<int> {
+struct P2pCase {
+  int ranks;
+  bool host_path;  // GPURUN_GPU_PATH=host: stream-ordered FIFOs in host shared memory
+};
+
+class DeviceP2p : public ::testing::TestWithParam<P2pCase> {
  protected:
   void SetUp() override {
     if (!NoGpuReason().empty()) GTEST_SKIP() << NoGpuReason();
@@ -26,10 +33,15 @@ class DeviceP2p : public ::testing::TestWithParam<int> {
 TEST_P(DeviceP2p, ExactResults) {
   const std::string bin = matrix::TestBinDir("device_p2p_check");
   mp::RunOptions o;
-  o.argv = {matrix::TestLauncher(bin), "-n", std::to_string(GetParam()), bin + "/device_p2p_check"};
+  const P2pCase& c = GetParam();
+  o.argv = {matrix::TestLauncher(bin), "-n", std::to_string(c.ranks), bin + "/device_p2p_check"};
+  if (c.host_path) o.argv.push_back("--phases=stream,stream-errors,pool");
   // A hang fails after GPURUN_TIMEOUT instead of its default; no forced
   // algorithm of the caller's environment leaks into the job's collectives.
-  o.env = {{"GPURUN_TIMEOUT", "120"}, {"GPURUN_ALGO", ""}, {"GPURUN_PROTO", ""}};
+  o.env = {{"GPURUN_TIMEOUT", "120"},
+           {"GPURUN_ALGO", ""},
+           {"GPURUN_PROTO", ""},
+           {"GPURUN_GPU_PATH", c.host_path ? "host" : "auto"}};
   o.limit = 600;
   std::string command;
   for (const std::string& a : o.argv) command += a + " ";
@@ -46,13 +58,16 @@ TEST_P(DeviceP2p, ExactResults) {
   ASSERT_TRUE(std::regex_search(r.out, m, summary)) << "no summary line\n" << output;
   EXPECT_GT(std::stoull(m[1]), 0u) << output;
   EXPECT_EQ(m[2].str(), "0") << output;
-  EXPECT_EQ(std::stoi(m[4]), GetParam()) << output;
+  EXPECT_EQ(std::stoi(m[4]), c.ranks) << output;
   if (m[3].str() != "0") std::printf("device_p2p_check skipped %s check(s):\n%s", m[3].str().c_str(), output.c_str());
 }
 
-INSTANTIATE_TEST_SUITE_P(Ranks, DeviceP2p, ::testing::Values(2, 4), [](const ::testing::TestParamInfo<int>& info) {
-  return std::to_string(info.param) + "ranks";
-});
+INSTANTIATE_TEST_SUITE_P(Ranks, DeviceP2p,
+                         ::testing::Values(P2pCase{2, false}, P2pCase{4, false}, P2pCase{2, true}, P2pCase{4, true}),
+                         [](const ::testing::TestParamInfo<P2pCase>& info) {
+                           return std::to_string(info.param.ranks) + "ranks" +
+                                  (info.param.host_path ? "_hostpath" : "");
+                         });
 
 }  // namespace
 }  // namespace gpurun::gpu_test

@@ -54,6 +54,7 @@ mp::RunOptions Command(const MatrixJob& job) {
   o.env = {{"GPURUN_ALGO", EnvValue(AlgoName(job.variant.algo))},
            {"GPURUN_PROTO", EnvValue(ProtoName(job.variant.proto))},
            {"GPURUN_TIMEOUT", kJobTimeout}};
+  o.env.insert(o.env.end(), job.env.begin(), job.env.end());
   o.limit = job.limit_s;
   return o;
 }

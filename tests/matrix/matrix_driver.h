@@ -14,6 +14,7 @@
 #define GPURUN_TESTS_MATRIX_MATRIX_DRIVER_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/matrix/matrix_spec.h"
@@ -46,6 +47,7 @@ struct MatrixJob {
   double limit_s = 600;            // the job is killed (and the test fails) past this
   DeviceJob device;
   std::vector<std::string> wrapper;  // run each rank as wrapper + coll_matrix ... (compute-sanitizer --tool memcheck)
+  std::vector<std::pair<std::string, std::string>> env;  // further variables of the job (GPURUN_GPU_PATH=host)
 };
 
 // The folder of the rank programs: $GR_TEST_BIN_DIR, else the running test

@@ -1,0 +1,128 @@
+// GPU-path memory for peers, on CUDA IPC or host shared memory (peer_memory.h).
+#include "coll/gpu/peer_memory.h"
+
+#include <cuda_runtime.h>
+
+#include <cstring>
+
+#include "coll/gpu/peer_reach.h"
+#include "p2p/cuda_ipc/cuda_status.h"
+#include "runtime/base/log.h"
+#include "runtime/base/param_table.h"
+
+namespace gpurun::coll {
+namespace {
+
+// Registers a segment with CUDA (mapped, portable to every device of this
+// process) and returns the device pointer kernels use.
+StatusOr<void*> Register(int device, const p2p::shm::ShmSegment& seg) {
+  GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
+  GR_CUDA_RETURN_IF_ERROR(cudaHostRegister(seg.data(), seg.size(), cudaHostRegisterMapped | cudaHostRegisterPortable));
+  void* dev = nullptr;
+  const cudaError_t err = cudaHostGetDevicePointer(&dev, seg.data(), 0);
+  if (err != cudaSuccess) {
+    cudaHostUnregister(seg.data());
+    return cuda::FromCuda(err, "cudaHostGetDevicePointer");
+  }
+  return dev;
+}
+
+void Unregister(int device, const p2p::shm::ShmSegment& seg) {
+  cudaSetDevice(device);
+  if (const cudaError_t err = cudaHostUnregister(seg.data()); err != cudaSuccess) {
+    GR_LOG(Warn, Coll) << "cudaHostUnregister of " << seg.name() << " failed: " << cudaGetErrorString(err);
+  }
+}
+
+}  // namespace
+
+const char* PeerPathName(PeerPath path) { return path == PeerPath::kHost ? "host memory" : "CUDA IPC"; }
+
+StatusOr<PathChoice> LoadPathChoice() {
+  switch (params::kGpuPath.Get()) {
+    case 1: return PathChoice::kCudaIpc;
+    case 2: return PathChoice::kHost;
+    default: return PathChoice::kAuto;
+  }
+}
+
+StatusOr<GpuIdentity> IdentityOf(int device) {
+  GpuIdentity id{};
+  GR_ASSIGN_OR_RETURN(const std::string bus, BusIdOf(device));
+  std::strncpy(id.bus_id, bus.c_str(), sizeof(id.bus_id) - 1);
+  return id;
+}
+
+StatusOr<PeerPath> PathTo(CommLink& link, int peer, int device, const GpuIdentity& theirs, PathChoice choice,
+                          const char* what) {
+  char bus[sizeof(theirs.bus_id) + 1] = {};
+  std::memcpy(bus, theirs.bus_id, sizeof(theirs.bus_id));
+  if (!link.SameHost(peer)) {
+    return Unsupported(std::string(what) + " across hosts needs the NET path, which is not built yet: " +
+                       link.DescribePeer(peer) + " is on another host");
+  }
+  if (choice == PathChoice::kHost) return PeerPath::kHost;
+  GR_ASSIGN_OR_RETURN(const bool reach, PeerAccess(device, bus));
+  if (reach) return PeerPath::kCudaIpc;
+  if (choice == PathChoice::kCudaIpc) {
+    GR_ASSIGN_OR_RETURN(const std::string mine, BusIdOf(device));
+    return Unsupported(std::string(what) + ": GPU " + mine + " cannot access GPU " + bus + " of " +
+                       link.DescribePeer(peer) + " as a peer, and GPURUN_GPU_PATH=ipc forbids the host-memory path");
+  }
+  return PeerPath::kHost;
+}
+
+StatusOr<std::unique_ptr<OwnMemory>> OwnMemory::Create(PeerPath path, int device, uint64_t bytes,
+                                                       const std::string& shm_name) {
+  std::unique_ptr<OwnMemory> m(new OwnMemory());
+  m->device_ = device;
+  m->record_.path = static_cast<uint32_t>(path);
+  m->record_.bytes = bytes;
+  if (path == PeerPath::kCudaIpc) {
+    GR_ASSIGN_OR_RETURN(m->ipc_, cuda::IpcBuffer::Allocate(device, bytes));
+    m->record_.handle = m->ipc_->handle();
+    m->device_ptr_ = m->ipc_->data();
+    return m;
+  }
+  if (shm_name.size() >= sizeof(m->record_.shm_name)) {
+    return InternalError("shared-memory segment name too long: " + shm_name);
+  }
+  std::strncpy(m->record_.shm_name, shm_name.c_str(), sizeof(m->record_.shm_name) - 1);
+  GR_ASSIGN_OR_RETURN(m->shm_, p2p::shm::ShmSegment::Create(shm_name, bytes));
+  GR_ASSIGN_OR_RETURN(m->device_ptr_, Register(device, m->shm_));
+  m->registered_ = true;
+  return m;
+}
+
+Status OwnMemory::Unlink() {
+  return record_.path == static_cast<uint32_t>(PeerPath::kHost) ? shm_.Unlink() : OkStatus();
+}
+
+OwnMemory::~OwnMemory() {
+  if (registered_) Unregister(device_, shm_);
+}
+
+StatusOr<std::unique_ptr<PeerMapping>> PeerMapping::Open(const PeerMemoryRecord& record, int device) {
+  std::unique_ptr<PeerMapping> m(new PeerMapping());
+  m->device_ = device;
+  if (record.path == static_cast<uint32_t>(PeerPath::kCudaIpc)) {
+    GR_ASSIGN_OR_RETURN(m->ipc_, cuda::IpcMapping::Open(device, record.handle));
+    m->device_ptr_ = m->ipc_->data();
+    return m;
+  }
+  if (record.path != static_cast<uint32_t>(PeerPath::kHost)) {
+    return InternalError("unknown GPU peer memory path " + std::to_string(record.path));
+  }
+  char name[sizeof(record.shm_name) + 1] = {};
+  std::memcpy(name, record.shm_name, sizeof(record.shm_name));
+  GR_ASSIGN_OR_RETURN(m->shm_, p2p::shm::ShmSegment::Open(name, record.bytes));
+  GR_ASSIGN_OR_RETURN(m->device_ptr_, Register(device, m->shm_));
+  m->registered_ = true;
+  return m;
+}
+
+PeerMapping::~PeerMapping() {
+  if (registered_) Unregister(device_, shm_);
+}
+
+}  // namespace gpurun::coll

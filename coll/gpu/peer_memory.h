@@ -1,0 +1,106 @@
+// Memory a rank of the GPU path allocates for its peers to map (FIFOs and
+// counters of ring_connectors.h and p2p_connection.h), on one of two paths:
+//   kCudaIpc  the rank's GPU memory, exported through CUDA IPC — between
+//             GPUs with peer access (NVLink or PCIe P2P), or one GPU shared;
+//   kHost     host shared memory (a POSIX segment) registered with CUDA in
+//             every process that maps it, so kernels on both GPUs load and
+//             store it over the host link — where the GPUs have no peer
+//             access (NCCL's SHM transport), or when GPURUN_GPU_PATH=host.
+// The owner describes its memory in a PeerMemoryRecord; peers open it with
+// PeerMapping. Both give a device pointer for kernels of this process.
+//
+// Set-up works on private streams only (see p2p/cuda_ipc/ipc_memory.h).
+#ifndef GPURUN_COLL_GPU_PEER_MEMORY_H_
+#define GPURUN_COLL_GPU_PEER_MEMORY_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "coll/host/comm_link.h"
+#include "p2p/cuda_ipc/ipc_memory.h"
+#include "p2p/shm/shm_segment.h"
+#include "runtime/base/status.h"
+
+namespace gpurun::coll {
+
+// Group numbers of the host path's segment names (coll/host/conn_group.h's
+// SegmentName, in a range above the host executor's groups): the ring's, and
+// a pair connection's (plus the peer's rank).
+inline constexpr int kGpuRingSegmentGroup = 1000;
+inline constexpr int kGpuP2pSegmentGroupBase = 2000;
+
+enum class PeerPath : uint32_t { kCudaIpc = 0, kHost = 1 };
+const char* PeerPathName(PeerPath path);
+
+// GPURUN_GPU_PATH.
+enum class PathChoice { kAuto, kCudaIpc, kHost };
+StatusOr<PathChoice> LoadPathChoice();
+
+// What a rank says about its GPU before any memory is made.
+struct GpuIdentity {
+  char bus_id[32];  // PCI bus id of its GPU
+};
+StatusOr<GpuIdentity> IdentityOf(int device);
+
+// The path between GPU `device` of this rank and `peer`'s GPU: kCudaIpc when
+// they are one GPU or have peer access, kHost otherwise (or as `choice`
+// forces); Unsupported for a peer on another host (the NET path is not
+// built) and for choice kCudaIpc without peer access, naming both GPUs.
+StatusOr<PeerPath> PathTo(CommLink& link, int peer, int device, const GpuIdentity& theirs, PathChoice choice,
+                          const char* what);
+
+// The published description of an OwnMemory.
+struct PeerMemoryRecord {
+  uint32_t path;  // PeerPath
+  uint32_t pad;
+  uint64_t bytes;
+  cuda::IpcHandle handle;  // kCudaIpc
+  char shm_name[96];       // kHost
+};
+
+class OwnMemory {
+ public:
+  // `bytes` of zeroed memory on `path`; `shm_name` names the segment of kHost.
+  static StatusOr<std::unique_ptr<OwnMemory>> Create(PeerPath path, int device, uint64_t bytes,
+                                                     const std::string& shm_name);
+  ~OwnMemory();
+  OwnMemory(const OwnMemory&) = delete;
+  OwnMemory& operator=(const OwnMemory&) = delete;
+
+  void* device_ptr() const { return device_ptr_; }
+  const PeerMemoryRecord& record() const { return record_; }
+  // Removes a kHost segment's name once every peer mapped it (no-op for kCudaIpc).
+  Status Unlink();
+
+ private:
+  OwnMemory() = default;
+  int device_ = -1;
+  PeerMemoryRecord record_{};
+  std::unique_ptr<cuda::IpcBuffer> ipc_;
+  p2p::shm::ShmSegment shm_;
+  bool registered_ = false;
+  void* device_ptr_ = nullptr;
+};
+
+class PeerMapping {
+ public:
+  static StatusOr<std::unique_ptr<PeerMapping>> Open(const PeerMemoryRecord& record, int device);
+  ~PeerMapping();
+  PeerMapping(const PeerMapping&) = delete;
+  PeerMapping& operator=(const PeerMapping&) = delete;
+
+  void* device_ptr() const { return device_ptr_; }
+
+ private:
+  PeerMapping() = default;
+  int device_ = -1;
+  std::unique_ptr<cuda::IpcMapping> ipc_;
+  p2p::shm::ShmSegment shm_;
+  bool registered_ = false;
+  void* device_ptr_ = nullptr;
+};
+
+}  // namespace gpurun::coll
+
+#endif  // GPURUN_COLL_GPU_PEER_MEMORY_H_
