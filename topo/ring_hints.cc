@@ -5,6 +5,7 @@
 #include <optional>
 #include <tuple>
 
+#include "runtime/base/parse.h"
 #include "topo/pci_bus_id.h"
 
 namespace gpurun::topo {
@@ -58,6 +59,29 @@ std::vector<int> RingOrder(const std::vector<std::string>& bus_id_per_rank) {
   for (const RingKey& key : keys) order.push_back(key.rank);
   const auto first = std::find(order.begin(), order.end(), 0);
   if (first != order.end()) std::rotate(order.begin(), first, order.end());
+  return order;
+}
+
+StatusOr<std::vector<int>> RingOrderFor(const std::string& setting, const std::vector<std::string>& bus_id_per_rank) {
+  const int n = static_cast<int>(bus_id_per_rank.size());
+  if (setting.empty() || setting == "pci") return RingOrder(bus_id_per_rank);
+  std::vector<int> order;
+  if (setting == "rank") {
+    for (int r = 0; r < n; ++r) order.push_back(r);
+    return order;
+  }
+  const std::vector<std::string> items = SplitList(setting, ',');
+  std::vector<bool> seen(items.size(), false);
+  for (const std::string& item : items) {
+    auto v = ParseInt(item);
+    if (!v.ok() || *v < 0 || *v >= static_cast<int64_t>(items.size()) || seen[static_cast<size_t>(*v)]) {
+      return InvalidArgument("GPURUN_GPU_RING=" + setting +
+                             " is not pci, rank or a permutation of the ranks 0..N-1 (\"" + item + "\")");
+    }
+    seen[static_cast<size_t>(*v)] = true;
+    order.push_back(static_cast<int>(*v));
+  }
+  if (static_cast<int>(order.size()) != n) return RingOrder(bus_id_per_rank);
   return order;
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/base/status.h"
+
 namespace gpurun::topo {
 
 // Most ring channels SuggestRingChannels ever returns (NCCL in the same log,
@@ -54,6 +56,13 @@ int SuggestRingChannels(int nvlinks_between_pair, int sm_count);
 // The ids are compared as they are: give it the ranks of one node (the same
 // bus id on two hosts is two GPUs).
 std::vector<int> RingOrder(const std::vector<std::string>& bus_id_per_rank);
+
+// The ring order that GPURUN_GPU_RING's `setting` asks for: "" or "pci",
+// RingOrder above; "rank", rank order; a comma-separated permutation of
+// 0..N-1 ("0,2,1,3"), that order for communicators of N ranks (and
+// RingOrder for communicators of another size). InvalidArgument naming the
+// setting for anything else.
+StatusOr<std::vector<int>> RingOrderFor(const std::string& setting, const std::vector<std::string>& bus_id_per_rank);
 
 }  // namespace gpurun::topo
 

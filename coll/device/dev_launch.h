@@ -58,15 +58,16 @@ struct DevError {
 };
 
 struct DevLaunch {
-  const void* send;       // the call's send buffer (device)
-  void* recv;             // the call's receive buffer (device)
-  DevChannel* channels;   // device memory, kMaxDeviceChannels entries
-  DevError* error;        // host-mapped
-  const uint32_t* abort;  // host-mapped: nonzero ends every wait
-  uint64_t timeout_ns;    // 0: no timeout
-  uint64_t buffer_bytes;  // FIFO bytes per connection
-  uint32_t divisor;       // avg: the rank count
-  int32_t nworks;         // blocks; block b runs work[b]
+  const void* send;           // the call's send buffer (device)
+  void* recv;                 // the call's receive buffer (device)
+  DevChannel* channels;       // device memory, kMaxDeviceChannels entries
+  const int32_t* ring_ranks;  // device memory: the rank at each ring position (blocks are laid out by rank)
+  DevError* error;            // host-mapped
+  const uint32_t* abort;      // host-mapped: nonzero ends every wait
+  uint64_t timeout_ns;        // 0: no timeout
+  uint64_t buffer_bytes;      // FIFO bytes per connection
+  uint32_t divisor;           // avg: the rank count
+  int32_t nworks;             // blocks; block b runs work[b]
   WorkDesc work[kMaxDeviceChannels];
 };
 

@@ -28,7 +28,7 @@
 namespace gpurun::coll {
 
 // Most channels of one point-to-point connection.
-inline constexpr int kMaxP2pChannels = 32;
+inline constexpr int kMaxP2pChannels = 64;
 
 // A message's header on one channel.
 struct DevP2pHeader {

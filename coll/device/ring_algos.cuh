@@ -3,7 +3,9 @@
 // all_reduce.h / all_gather.h / reduce_scatter.h / broadcast.h / reduce.h
 // runRing) over the device Simple primitives, one block per WorkDesc. The
 // chunk orders come from the shared pattern headers, so a device rank and a
-// host rank would agree step for step.
+// host rank would agree step for step. Patterns count ring positions; the
+// blocks of allgather and reduce_scatter lie in the buffers by rank, so
+// their addresses go through the launch's position-to-rank table.
 #ifndef GPURUN_COLL_DEVICE_RING_ALGOS_CUH_
 #define GPURUN_COLL_DEVICE_RING_ALGOS_CUH_
 
@@ -52,7 +54,7 @@ __device__ bool RingAllGather(PrimsSimple<D, Op>& p, const WorkDesc& w, const De
   for (uint64_t loop = 0; loop < w.loops; ++loop) {
     const Range ch = LoopChunk(w.part_count, w.chunk_count, loop);
     const uint64_t off = w.part_offset + ch.offset;
-    auto block = [&](int b) { return recv + BlockOffset(b, w.count, off); };
+    auto block = [&](int b) { return recv + BlockOffset(l.ring_ranks[b], w.count, off); };
     if (!p.CopySend(send + off, block(idx), ch.count)) return false;
     for (int t = 1; t < n - 1; ++t) {
       if (!p.RecvCopySend(block(RingAllGatherSendBlock(idx, n, t)), ch.count)) return false;
@@ -71,7 +73,7 @@ __device__ bool RingReduceScatter(PrimsSimple<D, Op>& p, const WorkDesc& w, cons
   for (uint64_t loop = 0; loop < w.loops; ++loop) {
     const Range ch = LoopChunk(w.part_count, w.chunk_count, loop);
     const uint64_t off = w.part_offset + ch.offset;
-    auto block = [&](int b) { return send + BlockOffset(b, w.count, off); };
+    auto block = [&](int b) { return send + BlockOffset(l.ring_ranks[b], w.count, off); };
     if (!p.Send(block(RingReduceScatterSendBlock(idx, n, 0)), ch.count)) return false;
     for (int t = 1; t < n - 1; ++t) {
       if (!p.RecvReduceSend(block(RingReduceScatterSendBlock(idx, n, t)), ch.count)) return false;

@@ -58,9 +58,9 @@ Status GpuColl::Launch(const CollCall& call, void* stream) {
   in.type = call.type;
   in.op = call.op;
   in.count = call.count;
-  in.root_index = call.root;
+  in.root_index = ring_->position_of(call.root);
   in.nranks = link_.size();
-  in.ring_index = link_.rank();
+  in.ring_index = ring_->position();
   in.algo = Algo::kRing;
   in.proto = Protocol::kSimple;
   in.nchannels = ChannelsFor(call);
@@ -79,6 +79,7 @@ Status GpuColl::Launch(const CollCall& call, void* stream) {
   l.send = call.send;
   l.recv = call.recv;
   l.channels = ring_->channels();
+  l.ring_ranks = ring_->ring_ranks();
   l.error = error_;
   l.abort = abort_;
   l.timeout_ns = static_cast<uint64_t>(opt_.timeout_s * 1e9);

@@ -34,8 +34,7 @@ Status GpuColl::CheckDeviceError() {
   std::atomic_thread_fence(std::memory_order_acquire);
   DevError e;
   std::memcpy(&e, error_, sizeof(e));
-  const int n = link_.size();
-  const int peer = e.sending != 0 ? (link_.rank() + 1) % n : (link_.rank() + n - 1) % n;
+  const int peer = ring_ == nullptr ? 0 : e.sending != 0 ? ring_->next() : ring_->prev();
   const std::string what = std::string(e.sending != 0 ? "for " : "for data from ") + link_.DescribePeer(peer) +
                            (e.sending != 0 ? " to free a FIFO slot" : "") + " on GPU channel " +
                            std::to_string(e.channel) + " (step " + std::to_string(e.step) + ", counter at " +
@@ -51,8 +50,9 @@ Status GpuColl::WaitDone() {
   auto event = static_cast<cudaEvent_t>(done_event_);
   GR_CUDA_RETURN_IF_ERROR(cudaEventRecord(event, nullptr));
   const int n = link_.size();
-  const int prev = (link_.rank() + n - 1) % n;
-  const int next = (link_.rank() + 1) % n;
+  // Ring neighbours (none yet when nothing was launched: a count of 0).
+  const int prev = ring_ != nullptr ? ring_->prev() : link_.rank();
+  const int next = ring_ != nullptr ? ring_->next() : link_.rank();
   const auto start = Clock::now();
   auto next_check = start + kPeerCheckEvery;
   bool aborted = false;

@@ -10,6 +10,8 @@
 #include "coll/host/conn_group.h"
 #include "p2p/cuda_ipc/cuda_status.h"
 #include "runtime/base/log.h"
+#include "runtime/base/param_table.h"
+#include "topo/ring_hints.h"
 
 namespace gpurun::coll {
 namespace {
@@ -46,23 +48,42 @@ StatusOr<std::unique_ptr<RingConnectors>> RingConnectors::Create(CommLink& link,
   c->buffer_bytes_ = buffer_bytes;
   GR_RETURN_IF_ERROR(c->Exchange(link));
   GR_RETURN_IF_ERROR(c->WriteChannels());
-  GR_LOG(Info, Coll) << "GPU ring connectors ready: GPU " << device << ", " << nchannels << " channels of "
-                     << buffer_bytes << " B FIFOs in " << PeerPathName(c->path_);
+  GR_LOG(Info, Coll) << "GPU ring connectors ready: GPU " << device << ", ring position " << c->position_
+                     << " (after rank " << c->prev_rank_ << ", before rank " << c->next_rank_ << "), " << nchannels
+                     << " channels of " << buffer_bytes << " B FIFOs in " << PeerPathName(c->path_);
   return c;
 }
 
-// The path of this rank's buffer: host memory when either neighbour (both
-// map it) cannot use CUDA IPC with this GPU.
-StatusOr<PeerPath> RingConnectors::ChoosePath(CommLink& link, int prev, int next) {
+Status RingConnectors::SetOrder(const std::vector<int>& order, int rank) {
+  const size_t n = order.size();
+  positions_.assign(n, 0);
+  for (size_t k = 0; k < n; ++k) positions_[static_cast<size_t>(order[k])] = static_cast<int>(k);
+  position_ = positions_[static_cast<size_t>(rank)];
+  prev_rank_ = order[(static_cast<size_t>(position_) + n - 1) % n];
+  next_rank_ = order[(static_cast<size_t>(position_) + 1) % n];
+  std::vector<int32_t> table(order.begin(), order.end());
+  GR_ASSIGN_OR_RETURN(void* dev, cuda::UploadToDevice(device_, table.data(), sizeof(int32_t) * n));
+  ring_ranks_ = static_cast<int32_t*>(dev);
+  return OkStatus();
+}
+
+// The ring order from every rank's GPU, then the path of this rank's
+// buffer: host memory when either neighbour (both map it) cannot use CUDA
+// IPC with this GPU.
+StatusOr<PeerPath> RingConnectors::ChoosePath(CommLink& link) {
   SetupRecord me{};
   GR_ASSIGN_OR_RETURN(me.gpu, IdentityOf(device_));
   me.nchannels = nchannels_;
   me.buffer_bytes = buffer_bytes_;
   std::vector<SetupRecord> all(static_cast<size_t>(link.size()));
   GR_RETURN_IF_ERROR(link.AllGather(&me, sizeof(me), all.data()));
+  std::vector<std::string> bus_ids;
+  for (const SetupRecord& r : all) bus_ids.emplace_back(r.gpu.bus_id, strnlen(r.gpu.bus_id, sizeof(r.gpu.bus_id)));
+  GR_ASSIGN_OR_RETURN(const std::vector<int> order, topo::RingOrderFor(params::kGpuRing.Get(), bus_ids));
+  GR_RETURN_IF_ERROR(SetOrder(order, link.rank()));
   GR_ASSIGN_OR_RETURN(const PathChoice choice, LoadPathChoice());
   PeerPath path = PeerPath::kCudaIpc;
-  for (int peer : {prev, next}) {
+  for (int peer : {prev_rank_, next_rank_}) {
     const SetupRecord& r = all[static_cast<size_t>(peer)];
     if (r.nchannels != nchannels_ || r.buffer_bytes != buffer_bytes_) {
       return InvalidUsage("GPU ring set-up differs between ranks: " + link.DescribePeer(peer) + " has " +
@@ -78,11 +99,11 @@ StatusOr<PeerPath> RingConnectors::ChoosePath(CommLink& link, int prev, int next
 
 Status RingConnectors::Exchange(CommLink& link) {
   const int n = link.size();
-  const int prev = (link.rank() + n - 1) % n;
-  const int next = (link.rank() + 1) % n;
   // Every rank reaches the second exchange, also when its own part failed,
   // so that no rank waits there for one that gave up.
-  StatusOr<PeerPath> path = ChoosePath(link, prev, next);
+  StatusOr<PeerPath> path = ChoosePath(link);
+  const int prev = prev_rank_;
+  const int next = next_rank_;
   Status made = path.status();
   if (made.ok()) {
     const std::string name = ConnGroup::SegmentName(link.UniqueName(), kGpuRingSegmentGroup, link.rank());
@@ -141,10 +162,9 @@ Status RingConnectors::WriteChannels() {
 }
 
 RingConnectors::~RingConnectors() {
-  if (channels_ != nullptr) {
-    cudaSetDevice(device_);
-    cudaFree(channels_);
-  }
+  cudaSetDevice(device_);
+  if (channels_ != nullptr) cudaFree(channels_);
+  if (ring_ranks_ != nullptr) cudaFree(ring_ranks_);
 }
 
 }  // namespace gpurun::coll

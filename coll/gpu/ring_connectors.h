@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "coll/device/dev_launch.h"
 #include "coll/gpu/peer_memory.h"
@@ -41,12 +42,21 @@ class RingConnectors {
 
   // kMaxDeviceChannels entries in device memory (the first nchannels used).
   DevChannel* channels() const { return channels_; }
+  // The ring order (GPURUN_GPU_RING; by default the PCI order of the ranks'
+  // GPUs, topo/ring_hints.h): this rank's position, a rank's position, the
+  // neighbours' ranks, and the position-to-rank table in device memory.
+  int position() const { return position_; }
+  int position_of(int rank) const { return positions_[static_cast<size_t>(rank)]; }
+  int prev() const { return prev_rank_; }
+  int next() const { return next_rank_; }
+  const int32_t* ring_ranks() const { return ring_ranks_; }
   int nchannels() const { return nchannels_; }
   uint64_t buffer_bytes() const { return buffer_bytes_; }
 
  private:
   RingConnectors() = default;
-  StatusOr<PeerPath> ChoosePath(CommLink& link, int prev, int next);
+  StatusOr<PeerPath> ChoosePath(CommLink& link);
+  Status SetOrder(const std::vector<int>& order, int rank);
   Status Exchange(CommLink& link);
   Status WriteChannels();
 
@@ -58,6 +68,11 @@ class RingConnectors {
   std::unique_ptr<PeerMapping> prev_;  // the previous rank's buffer
   std::unique_ptr<PeerMapping> next_;  // the next rank's (null when it is prev_'s rank)
   DevChannel* channels_ = nullptr;     // device memory
+  std::vector<int> positions_;         // rank -> ring position
+  int position_ = 0;
+  int prev_rank_ = 0;
+  int next_rank_ = 0;
+  int32_t* ring_ranks_ = nullptr;  // device memory: position -> rank
 };
 
 }  // namespace gpurun::coll

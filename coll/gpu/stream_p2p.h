@@ -43,11 +43,18 @@
 
 namespace gpurun::coll {
 
+// Defaults measured on 2x H200 NV18 (run 12 of 2026-11-30, gpurun-bench
+// sendrecv --device cuda -b 1M -e 4G, NCCL 2.28.3 alongside at 364 GB/s):
+// busbw at 4 GiB was 229 / 316 / 343 / 343 GB/s with 32 channels of 512K /
+// 1M / 2M / 4M FIFOs, 315 with 16 of 4M, 358 with 48 of 2M, 354 with 64 of
+// 1M and 365 with 64 of 2M. The cost: 128 MiB of FIFOs per peer and
+// direction, made only for pairs that use a stream, and up to 64 blocks per
+// direction while a message moves (GPURUN_P2P_NCHANNELS trades them back).
 struct StreamP2pOptions {
-  int nchannels = 32;                 // GPURUN_P2P_NCHANNELS
-  uint64_t buffer_bytes = 512 << 10;  // GPURUN_P2P_BUFFSIZE
-  double timeout_s = 0;               // GPURUN_TIMEOUT; 0: none
-  int connect_tag = 0;                // internal-context tags of the pair set-up and teardown
+  int nchannels = 64;               // GPURUN_P2P_NCHANNELS
+  uint64_t buffer_bytes = 2 << 20;  // GPURUN_P2P_BUFFSIZE
+  double timeout_s = 0;             // GPURUN_TIMEOUT; 0: none
+  int connect_tag = 0;              // internal-context tags of the pair set-up and teardown
   int close_tag = 0;
 };
 

@@ -102,11 +102,16 @@ const EnumParam kGpuPath("GPURUN_GPU_PATH", "auto", {"auto", "ipc", "host"},
                          "memory), ipc (CUDA IPC only: a pair without peer access is an error), host (host shared "
                          "memory for every pair).");
 
-const IntParam kP2pNChannels("GPURUN_P2P_NCHANNELS", 32, 1, 32,
+const StringParam kGpuRing("GPURUN_GPU_RING", "pci",
+                           "Order of the ranks on the GPU ring: pci (by the PCI bus id of each rank's GPU, so "
+                           "ranks sharing a GPU and GPUs on one switch are neighbours), rank (rank order), or a "
+                           "comma-separated permutation of 0..N-1 for communicators of N ranks.");
+
+const IntParam kP2pNChannels("GPURUN_P2P_NCHANNELS", 64, 1, 64,
                              "Channels (one thread block each way) of a stream-ordered GPU send/receive connection "
                              "between two ranks; every message crosses all of them.");
 
-const SizeParam kP2pBuffSize("GPURUN_P2P_BUFFSIZE", "512K", 32 * 1024, int64_t{1} << 28,
+const SizeParam kP2pBuffSize("GPURUN_P2P_BUFFSIZE", "2M", 32 * 1024, int64_t{1} << 28,
                              "FIFO bytes per channel of a stream-ordered GPU send/receive connection (8 steps, a "
                              "multiple of 32 KiB); each rank holds channels x this per peer it has used.");
 

@@ -36,6 +36,7 @@ extern const IntParam kGpuNChannels;    // GPURUN_GPU_NCHANNELS: most channels (
 extern const IntParam kGpuNThreads;     // GPURUN_GPU_NTHREADS: threads per block
 extern const SizeParam kGpuBuffSize;    // GPURUN_GPU_BUFFSIZE: Simple FIFO bytes per connection
 extern const EnumParam kGpuPath;        // GPURUN_GPU_PATH: auto|ipc|host, where GPU FIFOs between two ranks live
+extern const StringParam kGpuRing;      // GPURUN_GPU_RING: pci|rank|permutation, the GPU ring's order
 extern const IntParam kP2pNChannels;    // GPURUN_P2P_NCHANNELS: channels of a stream-ordered GPU p2p connection
 extern const SizeParam kP2pBuffSize;    // GPURUN_P2P_BUFFSIZE: FIFO bytes per channel of it
 extern const EnumParam kP2pDeviceCopy;  // GPURUN_P2P_DEVICE_COPY: ce|sm, how a receiver reads a peer's GPU buffer

@@ -21,7 +21,7 @@
 //               status, status bytes = bytes written, nothing past the end
 //   probe       grProbe/grIprobe report the whole message (also before a
 //               truncating receive); grIprobe finds nothing unsent
-//   stream      stream-ordered device messages (0 B .. 40 MiB, beyond the
+//   stream      stream-ordered device messages (0 B .. 136 MiB, beyond the
 //               pair's FIFOs): data produced on the stream (behind a 50 ms
 //               host function) just before grSend/grIsend/grSendrecv is what
 //               arrives; a receive buffer re-poisoned on it just before

@@ -20,6 +20,8 @@
 //  - Others: the barrier, which may answer grUnsupported (null stream only);
 //  - HostPath: the ring collectives with their FIFOs in host shared memory
 //    (GPURUN_GPU_PATH=host), 2 and 4 ranks, stream, small and large slices;
+//  - RingOrder: the ring collectives on a ring ordered 1,0 / 3,1,0,2
+//    (GPURUN_GPU_RING), so ring positions differ from ranks;
 //  - GpuMatrixCases: the tables above, checked without a GPU.
 #include <gtest/gtest.h>
 
@@ -27,6 +29,7 @@
 #include <initializer_list>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/gpu/gpu_env.h"
@@ -122,6 +125,25 @@ std::vector<GpuCase> HostPathCases() {
   return cases;
 }
 
+// The ring collectives on a ring in another order than the ranks'
+// (GPURUN_GPU_RING): positions and ranks differ, so allgather and
+// reduce_scatter blocks and broadcast/reduce roots go through the mapping.
+std::vector<GpuCase> RingOrderCases() {
+  std::vector<GpuCase> cases;
+  for (const auto& [ranks, order] : {std::pair<int, const char*>{2, "1,0"}, {4, "3,1,0,2"}}) {
+    GpuCase g;
+    g.name = ModeName(ranks, true) + "_small";
+    g.ranks = ranks;
+    g.stream = true;
+    g.colls = RingColls();
+    g.slice = {"--types=int8,half,float,int64", "--ops=all", "--sizes=0,1,7,1023,4099,65541,1048581", "--offsets=0,12",
+               "--inplace=out,in"};
+    g.env = {{"GPURUN_GPU_RING", order}};
+    cases.push_back(g);
+  }
+  return cases;
+}
+
 // Forcing an algorithm or protocol the ring path rejects leaves the
 // point-to-point collectives running.
 std::vector<GpuCase> P2pVariantCases() {
@@ -192,6 +214,7 @@ INSTANTIATE_TEST_SUITE_P(P2p, CollMatrixGpu, ::testing::ValuesIn(P2pCases()), Ca
 INSTANTIATE_TEST_SUITE_P(P2pVariants, CollMatrixGpu, ::testing::ValuesIn(P2pVariantCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(Others, CollMatrixGpu, ::testing::ValuesIn(OtherCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(HostPath, CollMatrixGpu, ::testing::ValuesIn(HostPathCases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(RingOrder, CollMatrixGpu, ::testing::ValuesIn(RingOrderCases()), CaseName);
 
 }  // namespace
 }  // namespace gpurun::gpu_test

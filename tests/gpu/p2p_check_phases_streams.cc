@@ -131,10 +131,10 @@ void ExpectUnsupported(grResult_t r, const std::string& what) {
          what + ": returned " + grGetErrorString(r) + ", expected grUnsupported with a message (\"" + message + "\")");
 }
 
-// 40 MiB + 12: more than a connection's FIFOs hold (32 x 512 KiB), so the
+// 136 MiB + 12: more than a connection's FIFOs hold (64 x 2 MiB by default), so the
 // sender must wait for the receiver to drain them.
 constexpr Msg kStreamMsgs[] = {
-    {grUint8, 0}, {grUint8, 7}, {grFloat32, 1024}, {grInt32, (1u << 18) + 3}, {grInt32, (10u << 20) + 3}};
+    {grUint8, 0}, {grUint8, 7}, {grFloat32, 1024}, {grInt32, (1u << 18) + 3}, {grInt32, (34u << 20) + 3}};
 
 }  // namespace
 

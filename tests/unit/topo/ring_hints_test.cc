@@ -124,5 +124,27 @@ TEST(RingOrder, RanksWithoutGpuGoLastGroupedByText) {
   EXPECT_EQ(RingOrder({"", "", ""}), (std::vector<int>{0, 1, 2}));
 }
 
+TEST(RingOrderFor, SettingPicksPciRankOrAPermutation) {
+  const std::string a = "0000:18:00.0", b = "0000:2a:00.0";
+  const std::vector<std::string> ids = {a, b, a, b};
+  EXPECT_EQ(*RingOrderFor("", ids), (std::vector<int>{0, 2, 1, 3}));
+  EXPECT_EQ(*RingOrderFor("pci", ids), (std::vector<int>{0, 2, 1, 3}));
+  EXPECT_EQ(*RingOrderFor("rank", ids), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(*RingOrderFor("3, 1,0,2", ids), (std::vector<int>{3, 1, 0, 2}));
+  // A list for another communicator size leaves this one in PCI order.
+  EXPECT_EQ(*RingOrderFor("1,0", ids), (std::vector<int>{0, 2, 1, 3}));
+  EXPECT_EQ(*RingOrderFor("1,0", {a, b}), (std::vector<int>{1, 0}));
+}
+
+TEST(RingOrderFor, AnythingElseIsAnErrorNamingTheSetting) {
+  const std::vector<std::string> ids = {"0000:18:00.0", "0000:2a:00.0", "0000:18:00.0"};
+  for (const char* bad : {"0,0,1", "0,1,3", "a,b,c", "0,,1", "-1,0,1", "pcie", "0;1;2"}) {
+    const auto order = RingOrderFor(bad, ids);
+    ASSERT_FALSE(order.ok()) << bad;
+    EXPECT_EQ(order.status().code(), grInvalidArgument) << bad;
+    EXPECT_NE(order.status().message().find(bad), std::string::npos) << order.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace gpurun::topo
