@@ -59,10 +59,13 @@ using gpurun::RunRingTree;
 using Comm = const grComm&;
 
 extern "C" grResult_t grBarrier(grComm_t comm, grStream_t stream) {
-  // No arguments but the communicator: an empty check.
+  // No arguments but the communicator: an empty check. With a stream, a
+  // stream-ordered barrier on the current CUDA device (comm_coll.h).
   return gpurun::RunCollective(
-      "grBarrier", comm, stream, [](Comm) -> gpurun::StatusOr<bool> { return true; },
-      [](grComm& c, bool) { return gpurun::Barrier(c); });
+      "grBarrier", comm, GR_STREAM_HOST, [](Comm) -> gpurun::StatusOr<bool> { return true; },
+      [stream](grComm& c, bool) {
+        return stream == GR_STREAM_HOST ? gpurun::Barrier(c) : gpurun::StreamBarrier(c, stream);
+      });
 }
 
 extern "C" grResult_t grBcast(void* buf, size_t count, grDataType_t type, int root, grComm_t comm, grStream_t stream) {

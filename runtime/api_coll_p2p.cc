@@ -6,22 +6,32 @@
 #include "runtime/buffer_place.h"
 #include "runtime/coll_args.h"
 #include "runtime/coll_p2p.h"
+#include "runtime/coll_p2p_stream.h"
 #include "runtime/comm_coll.h"
 
 namespace {
 
 using Comm = const grComm&;
 
-// run(link, call, what) for a call checked by check(comm). The buffers may be
-// host or device memory in any mix (the engine moves each message as its two
-// buffers need); a stream needs them on a GPU and is waited for first
-// (buffer_place.h), so the call completes on return either way.
-template <typename Check, typename Run>
+// For a call checked by check(comm): with GR_STREAM_HOST, run(link, call,
+// what) — the buffers may be host or device memory in any mix (the engine
+// moves each message as its two buffers need) and the call completes on
+// return; with a stream, the buffers must be on one GPU and
+// run_stream(link, target, call) enqueues it (coll_p2p_stream.h).
+template <typename Check, typename Run, typename RunStream>
 grResult_t RunP2p(const char* what, std::initializer_list<const void*> buffers, grComm_t comm, grStream_t stream,
-                  Check&& check, Run run) {
+                  Check&& check, Run run, RunStream run_stream) {
   return gpurun::RunCollective(what, comm, GR_STREAM_HOST, check, [&](grComm& c, const auto& call) -> gpurun::Status {
-    GR_RETURN_IF_ERROR(gpurun::OrderAfterStream(buffers, {"sendbuf", "recvbuf"}, stream));
-    return run(gpurun::CollOf(c).link(), call, what);
+    gpurun::CommColl& cc = gpurun::CollOf(c);
+    if (stream == GR_STREAM_HOST) return run(cc.link(), call, what);
+    GR_ASSIGN_OR_RETURN(const int device, gpurun::StreamDeviceOf(buffers, {"sendbuf", "recvbuf"}));
+#if GPURUN_HAVE_GPU_COLL
+    GR_ASSIGN_OR_RETURN(gpurun::coll::StreamP2p * p2p, cc.stream_coll_p2p(device));
+    return run_stream(cc.link(), gpurun::StreamTarget{p2p, device, stream}, call);
+#else
+    (void)run_stream;
+    return gpurun::Unsupported("this build has no GPU path");
+#endif
   });
 }
 
@@ -31,7 +41,8 @@ extern "C" grResult_t grAlltoall(const void* sendbuf, void* recvbuf, size_t coun
                                  grStream_t stream) {
   return RunP2p(
       "grAlltoall", {sendbuf, recvbuf}, comm, stream,
-      [&](Comm c) { return gpurun::CheckAlltoall(c, sendbuf, recvbuf, count, type); }, gpurun::Alltoallv);
+      [&](Comm c) { return gpurun::CheckAlltoall(c, sendbuf, recvbuf, count, type); }, gpurun::Alltoallv,
+      gpurun::StreamAlltoallv);
 }
 
 extern "C" grResult_t grAlltoallv(const void* sendbuf, const size_t* sendcounts, const size_t* sdispls, void* recvbuf,
@@ -42,7 +53,7 @@ extern "C" grResult_t grAlltoallv(const void* sendbuf, const size_t* sendcounts,
       [&](Comm c) {
         return gpurun::CheckAlltoallv(c, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, type);
       },
-      gpurun::Alltoallv);
+      gpurun::Alltoallv, gpurun::StreamAlltoallv);
 }
 
 extern "C" grResult_t grAllgatherv(const void* sendbuf, size_t sendcount, void* recvbuf, const size_t* recvcounts,
@@ -50,14 +61,15 @@ extern "C" grResult_t grAllgatherv(const void* sendbuf, size_t sendcount, void* 
   return RunP2p(
       "grAllgatherv", {sendbuf, recvbuf}, comm, stream,
       [&](Comm c) { return gpurun::CheckAllgatherv(c, sendbuf, sendcount, recvbuf, recvcounts, displs, type); },
-      gpurun::Allgatherv);
+      gpurun::Allgatherv, gpurun::StreamAllgatherv);
 }
 
 extern "C" grResult_t grGather(const void* sendbuf, void* recvbuf, size_t count, grDataType_t type, int root,
                                grComm_t comm, grStream_t stream) {
   return RunP2p(
       "grGather", {sendbuf, recvbuf}, comm, stream,
-      [&](Comm c) { return gpurun::CheckGather(c, sendbuf, recvbuf, count, type, root); }, gpurun::Gatherv);
+      [&](Comm c) { return gpurun::CheckGather(c, sendbuf, recvbuf, count, type, root); }, gpurun::Gatherv,
+      gpurun::StreamGatherv);
 }
 
 extern "C" grResult_t grGatherv(const void* sendbuf, size_t sendcount, void* recvbuf, const size_t* recvcounts,
@@ -65,14 +77,15 @@ extern "C" grResult_t grGatherv(const void* sendbuf, size_t sendcount, void* rec
   return RunP2p(
       "grGatherv", {sendbuf, recvbuf}, comm, stream,
       [&](Comm c) { return gpurun::CheckGatherv(c, sendbuf, sendcount, recvbuf, recvcounts, displs, type, root); },
-      gpurun::Gatherv);
+      gpurun::Gatherv, gpurun::StreamGatherv);
 }
 
 extern "C" grResult_t grScatter(const void* sendbuf, void* recvbuf, size_t count, grDataType_t type, int root,
                                 grComm_t comm, grStream_t stream) {
   return RunP2p(
       "grScatter", {sendbuf, recvbuf}, comm, stream,
-      [&](Comm c) { return gpurun::CheckScatter(c, sendbuf, recvbuf, count, type, root); }, gpurun::Scatterv);
+      [&](Comm c) { return gpurun::CheckScatter(c, sendbuf, recvbuf, count, type, root); }, gpurun::Scatterv,
+      gpurun::StreamScatterv);
 }
 
 extern "C" grResult_t grScatterv(const void* sendbuf, const size_t* sendcounts, const size_t* displs, void* recvbuf,
@@ -80,5 +93,5 @@ extern "C" grResult_t grScatterv(const void* sendbuf, const size_t* sendcounts, 
   return RunP2p(
       "grScatterv", {sendbuf, recvbuf}, comm, stream,
       [&](Comm c) { return gpurun::CheckScatterv(c, sendbuf, sendcounts, displs, recvbuf, recvcount, type, root); },
-      gpurun::Scatterv);
+      gpurun::Scatterv, gpurun::StreamScatterv);
 }

@@ -17,7 +17,9 @@
 //   32 .. 63      point-to-point collectives (kTagP2p*): 32 alltoall(v),
 //                 33 gather(v), 34 scatter(v), 35 allgatherv, 36 and 37 the
 //                 set-up and teardown of a pair's stream-ordered GPU
-//                 point-to-point connection (coll/gpu/p2p_connection.h)
+//                 point-to-point connection (coll/gpu/p2p_connection.h),
+//                 38 and 39 those of the stream-ordered point-to-point
+//                 collectives' own connections (runtime/coll_p2p_stream.h)
 //   64 .. GR_TAG_UB  the host executor (coll/host) for its own messages
 //                 (cross-host edges), from kTagExecutorBase up
 #ifndef GPURUN_RUNTIME_COMM_H_
@@ -46,6 +48,8 @@ inline constexpr int kTagP2pScatter = 34;
 inline constexpr int kTagP2pAllgatherv = 35;
 inline constexpr int kTagP2pStreamConnect = 36;
 inline constexpr int kTagP2pStreamClose = 37;
+inline constexpr int kTagP2pStreamCollConnect = 38;
+inline constexpr int kTagP2pStreamCollClose = 39;
 inline constexpr int kTagExecutorBase = 64;  // coll::kCollExecutorTagBase
 }  // namespace gpurun
 

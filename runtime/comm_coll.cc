@@ -3,6 +3,7 @@
 
 #include <mutex>
 
+#include "runtime/buffer_place.h"
 #include "runtime/coll_p2p.h"
 #include "runtime/context.h"
 
@@ -34,19 +35,33 @@ StatusOr<coll::GpuColl*> CommColl::gpu(int device) {
   return gpu_.get();
 }
 
-StatusOr<coll::StreamP2p*> CommColl::stream_p2p(int device) {
-  std::lock_guard<std::mutex> lock(stream_p2p_mu_);
-  if (stream_p2p_ == nullptr) {
-    GR_ASSIGN_OR_RETURN(const coll::StreamP2pOptions options,
-                        coll::LoadStreamP2pOptions(kTagP2pStreamConnect, kTagP2pStreamClose));
-    GR_ASSIGN_OR_RETURN(stream_p2p_, coll::StreamP2p::Create(link_, device, options));
+namespace {
+
+// *p2p, made on first use with the two internal tags, on `device`.
+StatusOr<coll::StreamP2p*> MadeStreamP2p(std::unique_ptr<coll::StreamP2p>& p2p, RuntimeLink& link, int device,
+                                         int connect_tag, int close_tag) {
+  if (p2p == nullptr) {
+    GR_ASSIGN_OR_RETURN(const coll::StreamP2pOptions options, coll::LoadStreamP2pOptions(connect_tag, close_tag));
+    GR_ASSIGN_OR_RETURN(p2p, coll::StreamP2p::Create(link, device, options));
   }
-  if (stream_p2p_->device() != device) {
+  if (p2p->device() != device) {
     return InvalidUsage("this communicator's stream-ordered point-to-point runs on GPU " +
-                        std::to_string(stream_p2p_->device()) + "; these buffers are on GPU " + std::to_string(device) +
+                        std::to_string(p2p->device()) + "; these buffers are on GPU " + std::to_string(device) +
                         " (one GPU per rank and communicator, as NCCL)");
   }
-  return stream_p2p_.get();
+  return p2p.get();
+}
+
+}  // namespace
+
+StatusOr<coll::StreamP2p*> CommColl::stream_p2p(int device) {
+  std::lock_guard<std::mutex> lock(stream_p2p_mu_);
+  return MadeStreamP2p(stream_p2p_, link_, device, kTagP2pStreamConnect, kTagP2pStreamClose);
+}
+
+StatusOr<coll::StreamP2p*> CommColl::stream_coll_p2p(int device) {
+  std::lock_guard<std::mutex> lock(stream_p2p_mu_);
+  return MadeStreamP2p(stream_coll_p2p_, link_, device, kTagP2pStreamCollConnect, kTagP2pStreamCollClose);
 }
 #endif
 
@@ -74,6 +89,24 @@ CommColl& CollOf(grComm& comm) {
 Status RunHostCollFirst(grComm& comm, const coll::CollCall& call) {
   GR_ASSIGN_OR_RETURN(coll::HostColl * host, CollOf(comm).host());
   return host->Run(call);
+}
+
+Status StreamBarrier(grComm& comm, grStream_t stream) {
+  if (!DeviceMemoryPossible()) {
+    return Unsupported(
+        "a barrier on a stream orders GPU work, and this process has no CUDA driver (or this build "
+        "no GPU path); pass GR_STREAM_HOST");
+  }
+  GR_ASSIGN_OR_RETURN(const int device, StreamDeviceOf({}, {}));
+  if (comm.size == 1) return OkStatus();
+#if GPURUN_HAVE_GPU_COLL
+  GR_ASSIGN_OR_RETURN(coll::GpuColl * gpu, CollOf(comm).gpu(device));
+  return gpu->Barrier(stream);
+#else
+  (void)device;
+  (void)stream;
+  return Unsupported("this build has no GPU path");
+#endif
 }
 
 Status Barrier(grComm& comm) {

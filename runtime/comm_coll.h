@@ -42,6 +42,9 @@ class CommColl {
   // The communicator's stream-ordered point-to-point on GPU `device`, made
   // on first use (not collective); another GPU later is InvalidUsage.
   StatusOr<coll::StreamP2p*> stream_p2p(int device);
+  // The same for the stream-ordered point-to-point collectives: pair
+  // connections of their own, so their messages never meet the program's.
+  StatusOr<coll::StreamP2p*> stream_coll_p2p(int device);
 #endif
 
  private:
@@ -52,6 +55,7 @@ class CommColl {
   std::unique_ptr<coll::GpuColl> gpu_;  // after link_: destroyed first
   std::mutex stream_p2p_mu_;            // several threads may send at once
   std::unique_ptr<coll::StreamP2p> stream_p2p_;
+  std::unique_ptr<coll::StreamP2p> stream_coll_p2p_;  // the point-to-point collectives' own
 #endif
 };
 
@@ -74,6 +78,11 @@ Status RunGpuColl(grComm& comm, const coll::CollCall& call, int device, grStream
 
 // Returns once every rank of comm has entered it (see comm_coll.cc for how).
 Status Barrier(grComm& comm);
+
+// A barrier on `stream`, on the GPU that is current (cudaGetDevice): returns
+// at once; work queued after it on the stream starts once every rank's
+// stream reached it (coll::GpuColl::Barrier). Unsupported without a GPU path.
+Status StreamBarrier(grComm& comm, grStream_t stream);
 
 }  // namespace gpurun
 

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "p2p/cuda_ipc/cuda_status.h"
+#include "p2p/cuda_ipc/ipc_memory.h"
 #include "runtime/base/log.h"
 #include "runtime/base/param_table.h"
 
@@ -46,7 +47,21 @@ Status GpuColl::Init() {
   cudaEvent_t event = nullptr;
   GR_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
   done_event_ = event;
+  const int32_t zero = 0;
+  GR_ASSIGN_OR_RETURN(void* word, cuda::UploadToDevice(device_, &zero, sizeof(zero)));
+  barrier_word_ = static_cast<int32_t*>(word);
   return OkStatus();
+}
+
+Status GpuColl::Barrier(void* stream) {
+  CollCall call;
+  call.func = Func::kAllReduce;
+  call.send = barrier_word_;
+  call.recv = barrier_word_;
+  call.count = 1;
+  call.type = DataType::kInt32;
+  call.op = RedOp::kMax;
+  return Run(call, stream);
 }
 
 GpuColl::~GpuColl() {
@@ -68,6 +83,7 @@ GpuColl::~GpuColl() {
   }
   ring_.reset();
   if (done_event_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(done_event_));
+  if (barrier_word_ != nullptr) cudaFree(barrier_word_);
   if (error_ != nullptr) cudaFreeHost(error_);
 }
 

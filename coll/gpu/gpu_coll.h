@@ -69,6 +69,11 @@ class GpuColl {
   // Runs a validated call whose buffers are device memory of device().
   Status Run(const CollCall& call, void* stream);
 
+  // A barrier on `stream` (not null): work queued after it on any rank
+  // starts only once every rank's stream reached it — a one-element
+  // allreduce of a device word of this object's.
+  Status Barrier(void* stream);
+
  private:
   GpuColl(CommLink& link, int device, const GpuCollOptions& options) : link_(link), device_(device), opt_(options) {}
   Status Init();
@@ -88,10 +93,11 @@ class GpuColl {
   GpuCollOptions opt_;
   CollOverride override_;  // GPURUN_ALGO / GPURUN_PROTO, read when made (as HostColl)
   std::unique_ptr<RingConnectors> ring_;
-  DevError* error_ = nullptr;   // host-mapped
-  uint32_t* abort_ = nullptr;   // host-mapped
-  void* done_event_ = nullptr;  // cudaEvent_t of null-stream calls
-  std::string broken_;          // why the GPU path stopped, "" while it works
+  DevError* error_ = nullptr;        // host-mapped
+  uint32_t* abort_ = nullptr;        // host-mapped
+  int32_t* barrier_word_ = nullptr;  // device memory of Barrier
+  void* done_event_ = nullptr;       // cudaEvent_t of null-stream calls
+  std::string broken_;               // why the GPU path stopped, "" while it works
 };
 
 }  // namespace gpurun::coll

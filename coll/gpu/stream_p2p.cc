@@ -100,6 +100,12 @@ StreamP2p::~StreamP2p() {
   if (!connections_.empty()) SayGoodbye();
   connections_.clear();
   if (last_event_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(last_event_));
+  if (side_stream_ != nullptr) {
+    cudaStreamSynchronize(static_cast<cudaStream_t>(side_stream_));
+    cudaStreamDestroy(static_cast<cudaStream_t>(side_stream_));
+  }
+  if (fork_event_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(fork_event_));
+  if (join_event_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(join_event_));
   if (error_ != nullptr) cudaFreeHost(error_);
 }
 
@@ -281,6 +287,42 @@ Status StreamP2p::RunSelf(const StreamSend& send, const StreamRecv& recv, void* 
     recv.status->bytes = send.bytes;
     recv.status->count = send.bytes / recv.type_size;
   }
+  GR_CUDA_RETURN_IF_ERROR(cudaEventRecord(static_cast<cudaEvent_t>(last_event_), static_cast<cudaStream_t>(stream)));
+  last_stream_ = stream;
+  any_call_ = true;
+  return OkStatus();
+}
+
+Status StreamP2p::CopyBeside(void* dst, const void* src, uint64_t bytes, void* stream) {
+  if (bytes == 0 || dst == src) return OkStatus();
+  std::lock_guard<std::mutex> lock(mu_);
+  GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
+  if (side_stream_ == nullptr) {
+    cudaStream_t s = nullptr;
+    GR_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    side_stream_ = s;
+    cudaEvent_t fork = nullptr, join = nullptr;
+    GR_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    fork_event_ = fork;
+    GR_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+    join_event_ = join;
+  }
+  auto side = static_cast<cudaStream_t>(side_stream_);
+  GR_CUDA_RETURN_IF_ERROR(cudaEventRecord(static_cast<cudaEvent_t>(fork_event_), static_cast<cudaStream_t>(stream)));
+  GR_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(side, static_cast<cudaEvent_t>(fork_event_), 0));
+  GR_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, side));
+  GR_CUDA_RETURN_IF_ERROR(cudaEventRecord(static_cast<cudaEvent_t>(join_event_), side));
+  copies_pending_ = true;
+  return OkStatus();
+}
+
+Status StreamP2p::JoinCopies(void* stream) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!copies_pending_) return OkStatus();
+  copies_pending_ = false;
+  GR_CUDA_RETURN_IF_ERROR(
+      cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(join_event_), 0));
+  // The next call's order follows `stream` now.
   GR_CUDA_RETURN_IF_ERROR(cudaEventRecord(static_cast<cudaEvent_t>(last_event_), static_cast<cudaStream_t>(stream)));
   last_stream_ = stream;
   any_call_ = true;

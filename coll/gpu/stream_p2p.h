@@ -95,6 +95,13 @@ class StreamP2p {
   // behind it).
   Status Run(const StreamSend* send, const StreamRecv* recv, void* stream);
 
+  // A device-to-device copy that runs beside what is enqueued on `stream`
+  // after it, until JoinCopies(stream): a stream of this object's waits for
+  // `stream` (an event), copies, and JoinCopies makes `stream` wait for it
+  // (for the point-to-point collectives' block to self).
+  Status CopyBeside(void* dst, const void* src, uint64_t bytes, void* stream);
+  Status JoinCopies(void* stream);
+
  private:
   // A receive's status, pending until its stream gets past it.
   struct ResultSlot {
@@ -129,7 +136,11 @@ class StreamP2p {
   DevP2pResult* results_ = nullptr;    // host-mapped, kResultSlots
   std::unique_ptr<ResultSlot[]> slots_;
   size_t next_slot_ = 0;
-  void* last_event_ = nullptr;  // cudaEvent_t after the last call
+  void* last_event_ = nullptr;   // cudaEvent_t after the last call
+  void* side_stream_ = nullptr;  // CopyBeside's cudaStream_t (non-blocking), made on first use
+  void* fork_event_ = nullptr;
+  void* join_event_ = nullptr;
+  bool copies_pending_ = false;
   void* last_stream_ = nullptr;
   bool any_call_ = false;
   std::string broken_;

@@ -276,11 +276,21 @@ grResult_t grGetCount(const grStatus_t* status, grDataType_t type, size_t* count
  * IPC between the ranks of one host; with a real stream the call is only
  * enqueued (NCCL's semantics), with GR_STREAM_HOST it completes on return.
  * alltoall(v), allgatherv, gather(v) and scatter(v) run over point-to-point
- * messages and follow its rules above (host and GPU buffers may mix; a
- * stream is waited for first and the call completes on return).
+ * messages: with GR_STREAM_HOST host and GPU buffers may mix and the call
+ * completes on return; with a real stream the buffers must all be on one GPU
+ * and the call is stream-ordered like grSendrecv (one send/receive kernel
+ * per step, over pair connections of their own, so they never take the
+ * program's stream-ordered messages); a block larger than the receiver's is
+ * reported as grTruncated by the communicator's next stream-ordered call of
+ * these collectives.
  */
 
-/** Returns once every rank of comm has entered it. */
+/**
+ * GR_STREAM_HOST: returns once every rank of comm has entered it. A real
+ * stream: stream-ordered on the current CUDA device (a one-element GPU
+ * allreduce): returns at once, and work queued after it on the stream starts
+ * once every rank's stream has reached it.
+ */
 grResult_t grBarrier(grComm_t comm, grStream_t stream);
 
 /** MPI_Bcast: root's `buf` to every rank's `buf`. */
