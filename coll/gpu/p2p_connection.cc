@@ -14,21 +14,6 @@
 namespace gpurun::coll {
 namespace {
 
-// First message each way: the GPU and the connection's shape.
-struct SetupRecord {
-  GpuIdentity gpu;
-  int32_t nchannels;
-  int32_t pad;
-  uint64_t buffer_bytes;
-};
-
-// Second: the rank's buffer, or that it has none (ok == 0).
-struct MemoryRecord {
-  PeerMemoryRecord memory;
-  int32_t ok;
-  int32_t pad;
-};
-
 static_assert(kFifoSteps * sizeof(DevP2pHeader) <= P2pConnection::kHeadOffset - P2pConnection::kHeadersOffset,
               "the header ring fits between the tail line and the head line");
 
@@ -64,18 +49,14 @@ StatusOr<std::unique_ptr<P2pConnection>> P2pConnection::Connect(CommLink& link, 
 }
 
 StatusOr<PeerPath> P2pConnection::ChoosePath(CommLink& link, int tag) {
-  SetupRecord me{};
+  ConnectionShape me{};
   GR_ASSIGN_OR_RETURN(me.gpu, IdentityOf(device_));
   me.nchannels = nchannels_;
   me.buffer_bytes = buffer_bytes_;
-  SetupRecord them{};
+  ConnectionShape them{};
   GR_RETURN_IF_ERROR(Swap(link, peer_, tag, &me, &them, sizeof(me)));
-  if (them.nchannels != nchannels_ || them.buffer_bytes != buffer_bytes_) {
-    return InvalidUsage("stream-ordered point-to-point set-up differs: " + link.DescribePeer(peer_) + " has " +
-                        std::to_string(them.nchannels) + " channels of " + std::to_string(them.buffer_bytes) +
-                        " B, this rank " + std::to_string(nchannels_) + " of " + std::to_string(buffer_bytes_) +
-                        " B (set GPURUN_P2P_NCHANNELS / GPURUN_P2P_BUFFSIZE alike on every rank)");
-  }
+  GR_RETURN_IF_ERROR(CheckSameShape(link, peer_, me, them, "stream-ordered point-to-point",
+                                    "GPURUN_P2P_NCHANNELS / GPURUN_P2P_BUFFSIZE"));
   GR_ASSIGN_OR_RETURN(const PathChoice choice, LoadPathChoice());
   return PathTo(link, peer_, device_, them.gpu, choice, "stream-ordered point-to-point");
 }
@@ -96,10 +77,10 @@ Status P2pConnection::Exchange(CommLink& link, int tag) {
       made = own.status();
     }
   }
-  MemoryRecord me{};
+  MemoryOffer me{};
   if (mine_ != nullptr) me.memory = mine_->record();
   me.ok = made.ok() ? 1 : 0;
-  MemoryRecord them{};
+  MemoryOffer them{};
   GR_RETURN_IF_ERROR(Swap(link, peer_, tag, &me, &them, sizeof(me)));
   GR_RETURN_IF_ERROR(made);
   if (them.ok == 0) return RemoteError("stream-ordered point-to-point set-up failed on " + link.DescribePeer(peer_));

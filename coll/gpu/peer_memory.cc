@@ -72,6 +72,15 @@ StatusOr<PeerPath> PathTo(CommLink& link, int peer, int device, const GpuIdentit
   return PeerPath::kHost;
 }
 
+Status CheckSameShape(CommLink& link, int peer, const ConnectionShape& mine, const ConnectionShape& theirs,
+                      const char* what, const char* params) {
+  if (theirs.nchannels == mine.nchannels && theirs.buffer_bytes == mine.buffer_bytes) return OkStatus();
+  return InvalidUsage(std::string(what) + " set-up differs between ranks: " + link.DescribePeer(peer) + " has " +
+                      std::to_string(theirs.nchannels) + " channels of " + std::to_string(theirs.buffer_bytes) +
+                      " B, this rank " + std::to_string(mine.nchannels) + " of " + std::to_string(mine.buffer_bytes) +
+                      " B (set " + params + " alike on every rank)");
+}
+
 StatusOr<std::unique_ptr<OwnMemory>> OwnMemory::Create(PeerPath path, int device, uint64_t bytes,
                                                        const std::string& shm_name) {
   std::unique_ptr<OwnMemory> m(new OwnMemory());

@@ -59,6 +59,28 @@ struct PeerMemoryRecord {
   char shm_name[96];       // kHost
 };
 
+// The two records every connection set-up exchanges (ring_connectors.h,
+// p2p_connection.h): first the rank's GPU and the FIFO shape, then its
+// buffer — or that it has none (ok == 0: its set-up failed), so no peer
+// waits for a buffer that will not come.
+struct ConnectionShape {
+  GpuIdentity gpu;
+  int32_t nchannels;
+  int32_t pad;
+  uint64_t buffer_bytes;
+};
+struct MemoryOffer {
+  PeerMemoryRecord memory;
+  int32_t ok;
+  int32_t pad;
+};
+
+// InvalidUsage when `peer`'s shape differs from `mine`, naming both and the
+// variables (`params`, "GPURUN_GPU_NCHANNELS / GPURUN_GPU_BUFFSIZE") to set
+// alike; `what` names the set-up.
+Status CheckSameShape(CommLink& link, int peer, const ConnectionShape& mine, const ConnectionShape& theirs,
+                      const char* what, const char* params);
+
 class OwnMemory {
  public:
   // `bytes` of zeroed memory on `path`; `shm_name` names the segment of kHost.

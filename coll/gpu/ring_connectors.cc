@@ -16,21 +16,6 @@
 namespace gpurun::coll {
 namespace {
 
-// Phase 1: what each rank says about its GPU and ring set-up.
-struct SetupRecord {
-  GpuIdentity gpu;
-  int32_t nchannels;
-  int32_t pad;
-  uint64_t buffer_bytes;
-};
-
-// Phase 2: the rank's buffer, or why it has none (ok == 0).
-struct MemoryRecord {
-  PeerMemoryRecord memory;
-  int32_t ok;
-  int32_t pad;
-};
-
 uint8_t* At(void* base, uint64_t offset) { return static_cast<uint8_t*>(base) + offset; }
 
 }  // namespace
@@ -71,26 +56,21 @@ Status RingConnectors::SetOrder(const std::vector<int>& order, int rank) {
 // buffer: host memory when either neighbour (both map it) cannot use CUDA
 // IPC with this GPU.
 StatusOr<PeerPath> RingConnectors::ChoosePath(CommLink& link) {
-  SetupRecord me{};
+  ConnectionShape me{};
   GR_ASSIGN_OR_RETURN(me.gpu, IdentityOf(device_));
   me.nchannels = nchannels_;
   me.buffer_bytes = buffer_bytes_;
-  std::vector<SetupRecord> all(static_cast<size_t>(link.size()));
+  std::vector<ConnectionShape> all(static_cast<size_t>(link.size()));
   GR_RETURN_IF_ERROR(link.AllGather(&me, sizeof(me), all.data()));
   std::vector<std::string> bus_ids;
-  for (const SetupRecord& r : all) bus_ids.emplace_back(r.gpu.bus_id, strnlen(r.gpu.bus_id, sizeof(r.gpu.bus_id)));
+  for (const ConnectionShape& r : all) bus_ids.emplace_back(r.gpu.bus_id, strnlen(r.gpu.bus_id, sizeof(r.gpu.bus_id)));
   GR_ASSIGN_OR_RETURN(const std::vector<int> order, topo::RingOrderFor(params::kGpuRing.Get(), bus_ids));
   GR_RETURN_IF_ERROR(SetOrder(order, link.rank()));
   GR_ASSIGN_OR_RETURN(const PathChoice choice, LoadPathChoice());
   PeerPath path = PeerPath::kCudaIpc;
   for (int peer : {prev_rank_, next_rank_}) {
-    const SetupRecord& r = all[static_cast<size_t>(peer)];
-    if (r.nchannels != nchannels_ || r.buffer_bytes != buffer_bytes_) {
-      return InvalidUsage("GPU ring set-up differs between ranks: " + link.DescribePeer(peer) + " has " +
-                          std::to_string(r.nchannels) + " channels of " + std::to_string(r.buffer_bytes) +
-                          " B, this rank " + std::to_string(nchannels_) + " of " + std::to_string(buffer_bytes_) +
-                          " B (set GPURUN_GPU_NCHANNELS / GPURUN_GPU_BUFFSIZE alike on every rank)");
-    }
+    const ConnectionShape& r = all[static_cast<size_t>(peer)];
+    GR_RETURN_IF_ERROR(CheckSameShape(link, peer, me, r, "GPU ring", "GPURUN_GPU_NCHANNELS / GPURUN_GPU_BUFFSIZE"));
     GR_ASSIGN_OR_RETURN(const PeerPath p, PathTo(link, peer, device_, r.gpu, choice, "GPU collectives"));
     if (p == PeerPath::kHost) path = PeerPath::kHost;
   }
@@ -116,10 +96,10 @@ Status RingConnectors::Exchange(CommLink& link) {
       made = own.status();
     }
   }
-  MemoryRecord me{};
+  MemoryOffer me{};
   if (mine_ != nullptr) me.memory = mine_->record();
   me.ok = made.ok() ? 1 : 0;
-  std::vector<MemoryRecord> all(static_cast<size_t>(n));
+  std::vector<MemoryOffer> all(static_cast<size_t>(n));
   GR_RETURN_IF_ERROR(link.AllGather(&me, sizeof(me), all.data()));
   GR_RETURN_IF_ERROR(made);
   for (int peer : {prev, next}) {
