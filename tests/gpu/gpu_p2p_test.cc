@@ -7,6 +7,7 @@
 // without a CUDA device (or in a build without CUDA).
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <regex>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct P2pCase {
   int ranks;
   bool host_path;  // GPURUN_GPU_PATH=host: stream-ordered FIFOs in host shared memory
 };
+
+// What gtest prints for a case (its name, not its bytes).
+void PrintTo(const P2pCase& c, std::ostream* os) { *os << c.ranks << " ranks" << (c.host_path ? ", host path" : ""); }
 
 class DeviceP2p : public ::testing::TestWithParam<P2pCase> {
  protected:
