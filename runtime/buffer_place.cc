@@ -84,16 +84,6 @@ StatusOr<int> StreamDeviceOf(std::initializer_list<const void*> buffers, std::in
                      " is host memory (this process has no CUDA driver); pass GR_STREAM_HOST for host buffers");
 }
 
-Status OrderAfterStream(std::initializer_list<const void*> buffers, std::initializer_list<const char*> names,
-                        grStream_t stream) {
-  if (stream == GR_STREAM_HOST) return OkStatus();
-  GR_RETURN_IF_ERROR(StreamDeviceOf(buffers, names).status());
-#if GPURUN_HAVE_GPU_COLL
-  GR_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)));
-#endif
-  return OkStatus();
-}
-
 int DeviceOrdinalOf(const void* p) {
 #if GPURUN_HAVE_GPU_COLL
   if (DeviceMemoryPossible()) {

@@ -29,14 +29,6 @@ bool DeviceMemoryPossible();
 // Unsupported (streams order device work).
 StatusOr<Placement> PlaceCollective(const void* send, const void* recv, grStream_t stream);
 
-// Orders a point-to-point call (or one of the collectives built on it) after
-// `stream`: GR_STREAM_HOST needs nothing; a real stream needs every non-null
-// buffer to be device memory (else Unsupported naming `names[i]`) and waits
-// for the work queued on the stream, so the call then runs as with
-// GR_STREAM_HOST and completes on return (grIsend/grIrecv: at grWait).
-Status OrderAfterStream(std::initializer_list<const void*> buffers, std::initializer_list<const char*> names,
-                        grStream_t stream);
-
 // The GPU of a stream-ordered call's buffers: every non-null buffer must be
 // device memory (else Unsupported naming `names[i]`), all on one GPU (else
 // InvalidArgument); with no buffer at all (count 0), the current device.

@@ -89,11 +89,10 @@ __device__ void RecvChannel(const DevP2pLaunch& l, int c, DevP2pRecvChan& ch, Re
       plan->discard = l.recv_tag != kDevAnyTag && plan->tag != l.recv_tag;
       // A receive with a status learns of it there; one without, from the
       // host's next call.
-      if (l.result != nullptr) {
-      } else if (plan->discard) {
+      if (l.result == nullptr && plan->discard) {
         RecordMessageError(l.message_error, kDevErrorTagMismatch, what, static_cast<uint32_t>(l.recv_tag),
                            static_cast<uint32_t>(plan->tag));
-      } else if (plan->bytes > l.recv_room) {
+      } else if (l.result == nullptr && plan->bytes > l.recv_room) {
         RecordMessageError(l.message_error, kDevErrorTruncated, what, plan->bytes, l.recv_room);
       }
     }

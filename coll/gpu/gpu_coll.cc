@@ -61,7 +61,7 @@ Status GpuColl::Barrier(void* stream) {
   call.count = 1;
   call.type = DataType::kInt32;
   call.op = RedOp::kMax;
-  return Run(call, stream);
+  return RunChecked(call, stream);
 }
 
 GpuColl::~GpuColl() {
@@ -95,6 +95,12 @@ Status GpuColl::CheckBroken() const {
 
 Status GpuColl::Run(const CollCall& call, void* stream) {
   GR_RETURN_IF_ERROR(CheckOverride(call.func));
+  return RunChecked(call, stream);
+}
+
+// After the override check, which Barrier skips: its allreduce is the
+// runtime's, not one GPURUN_ALGO / GPURUN_PROTO speak of.
+Status GpuColl::RunChecked(const CollCall& call, void* stream) {
   GR_RETURN_IF_ERROR(CheckBroken());
   GR_RETURN_IF_ERROR(CheckDeviceError());
   GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));

@@ -83,6 +83,7 @@ class GpuColl {
   Status CheckOverride(Func func) const;
   Status CheckBroken() const;
   Status CheckDeviceError();
+  Status RunChecked(const CollCall& call, void* stream);
   Status RunSingle(const CollCall& call, void* stream);
   Status Launch(const CollCall& call, void* stream);
   Status WaitDone();

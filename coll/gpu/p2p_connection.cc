@@ -44,7 +44,8 @@ StatusOr<std::unique_ptr<P2pConnection>> P2pConnection::Connect(CommLink& link, 
   GR_RETURN_IF_ERROR(c->Exchange(link, tag));
   GR_RETURN_IF_ERROR(c->WriteChannels());
   GR_LOG(Info, P2p) << "stream-ordered point-to-point with " << link.DescribePeer(peer) << " ready: GPU " << device
-                    << ", " << nchannels << " channels of " << buffer_bytes << " B FIFOs in " << PeerPathName(c->path_);
+                    << ", " << nchannels << " channels of " << buffer_bytes << " B FIFOs in "
+                    << PeerPathName(c->mine_->path());
   return c;
 }
 
@@ -64,22 +65,10 @@ StatusOr<PeerPath> P2pConnection::ChoosePath(CommLink& link, int tag) {
 Status P2pConnection::Exchange(CommLink& link, int tag) {
   // The second and third messages go also when this side failed, so the
   // peer is never left waiting for them.
-  StatusOr<PeerPath> path = ChoosePath(link, tag);
-  Status made = path.status();
-  if (made.ok()) {
-    const std::string name = ConnGroup::SegmentName(link.UniqueName(), kGpuP2pSegmentGroupBase + peer_, link.rank());
-    auto own =
-        OwnMemory::Create(*path, device_, kControlBytes + buffer_bytes_ * static_cast<uint64_t>(nchannels_), name);
-    if (own.ok()) {
-      mine_ = std::move(own).value();
-      path_ = *path;
-    } else {
-      made = own.status();
-    }
-  }
-  MemoryOffer me{};
-  if (mine_ != nullptr) me.memory = mine_->record();
-  me.ok = made.ok() ? 1 : 0;
+  Status made;
+  const MemoryOffer me = OfferOwnMemory(
+      ChoosePath(link, tag), device_, kControlBytes + buffer_bytes_ * static_cast<uint64_t>(nchannels_),
+      ConnGroup::SegmentName(link.UniqueName(), kGpuP2pSegmentGroupBase + peer_, link.rank()), &mine_, &made);
   MemoryOffer them{};
   GR_RETURN_IF_ERROR(Swap(link, peer_, tag, &me, &them, sizeof(me)));
   GR_RETURN_IF_ERROR(made);

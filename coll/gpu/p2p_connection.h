@@ -60,7 +60,6 @@ class P2pConnection {
   int device_;
   int nchannels_;
   uint64_t buffer_bytes_;
-  PeerPath path_ = PeerPath::kCudaIpc;  // of this rank's buffer
   std::unique_ptr<OwnMemory> mine_;
   std::unique_ptr<PeerMapping> theirs_;
   DevP2pSendChan* send_chans_ = nullptr;

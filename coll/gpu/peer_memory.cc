@@ -81,6 +81,23 @@ Status CheckSameShape(CommLink& link, int peer, const ConnectionShape& mine, con
                       " B (set " + params + " alike on every rank)");
 }
 
+MemoryOffer OfferOwnMemory(const StatusOr<PeerPath>& path, int device, uint64_t bytes, const std::string& shm_name,
+                           std::unique_ptr<OwnMemory>* mine, Status* made) {
+  *made = path.status();
+  if (made->ok()) {
+    auto own = OwnMemory::Create(*path, device, bytes, shm_name);
+    if (own.ok()) {
+      *mine = std::move(own).value();
+    } else {
+      *made = own.status();
+    }
+  }
+  MemoryOffer offer{};
+  if (made->ok()) offer.memory = (*mine)->record();
+  offer.ok = made->ok() ? 1 : 0;
+  return offer;
+}
+
 StatusOr<std::unique_ptr<OwnMemory>> OwnMemory::Create(PeerPath path, int device, uint64_t bytes,
                                                        const std::string& shm_name) {
   std::unique_ptr<OwnMemory> m(new OwnMemory());

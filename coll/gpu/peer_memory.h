@@ -81,6 +81,14 @@ struct MemoryOffer {
 Status CheckSameShape(CommLink& link, int peer, const ConnectionShape& mine, const ConnectionShape& theirs,
                       const char* what, const char* params);
 
+class OwnMemory;
+
+// The second record of a set-up: makes *mine (`bytes` on `path`, segment
+// `shm_name`) unless `path` already failed, and describes it — or, when
+// either failed, says so (ok == 0). *made is why not (OkStatus when made).
+MemoryOffer OfferOwnMemory(const StatusOr<PeerPath>& path, int device, uint64_t bytes, const std::string& shm_name,
+                           std::unique_ptr<OwnMemory>* mine, Status* made);
+
 class OwnMemory {
  public:
   // `bytes` of zeroed memory on `path`; `shm_name` names the segment of kHost.
@@ -92,6 +100,7 @@ class OwnMemory {
 
   void* device_ptr() const { return device_ptr_; }
   const PeerMemoryRecord& record() const { return record_; }
+  PeerPath path() const { return static_cast<PeerPath>(record_.path); }
   // Removes a kHost segment's name once every peer mapped it (no-op for kCudaIpc).
   Status Unlink();
 

@@ -35,7 +35,7 @@ StatusOr<std::unique_ptr<RingConnectors>> RingConnectors::Create(CommLink& link,
   GR_RETURN_IF_ERROR(c->WriteChannels());
   GR_LOG(Info, Coll) << "GPU ring connectors ready: GPU " << device << ", ring position " << c->position_
                      << " (after rank " << c->prev_rank_ << ", before rank " << c->next_rank_ << "), " << nchannels
-                     << " channels of " << buffer_bytes << " B FIFOs in " << PeerPathName(c->path_);
+                     << " channels of " << buffer_bytes << " B FIFOs in " << PeerPathName(c->mine_->path());
   return c;
 }
 
@@ -81,24 +81,12 @@ Status RingConnectors::Exchange(CommLink& link) {
   const int n = link.size();
   // Every rank reaches the second exchange, also when its own part failed,
   // so that no rank waits there for one that gave up.
-  StatusOr<PeerPath> path = ChoosePath(link);
+  Status made;
+  const MemoryOffer me =
+      OfferOwnMemory(ChoosePath(link), device_, kControlBytes + buffer_bytes_ * static_cast<uint64_t>(nchannels_),
+                     ConnGroup::SegmentName(link.UniqueName(), kGpuRingSegmentGroup, link.rank()), &mine_, &made);
   const int prev = prev_rank_;
   const int next = next_rank_;
-  Status made = path.status();
-  if (made.ok()) {
-    const std::string name = ConnGroup::SegmentName(link.UniqueName(), kGpuRingSegmentGroup, link.rank());
-    auto own =
-        OwnMemory::Create(*path, device_, kControlBytes + buffer_bytes_ * static_cast<uint64_t>(nchannels_), name);
-    if (own.ok()) {
-      mine_ = std::move(own).value();
-      path_ = *path;
-    } else {
-      made = own.status();
-    }
-  }
-  MemoryOffer me{};
-  if (mine_ != nullptr) me.memory = mine_->record();
-  me.ok = made.ok() ? 1 : 0;
   std::vector<MemoryOffer> all(static_cast<size_t>(n));
   GR_RETURN_IF_ERROR(link.AllGather(&me, sizeof(me), all.data()));
   GR_RETURN_IF_ERROR(made);

@@ -63,7 +63,6 @@ class RingConnectors {
   int device_ = -1;
   int nchannels_ = 0;
   uint64_t buffer_bytes_ = 0;
-  PeerPath path_ = PeerPath::kCudaIpc;  // of this rank's buffer
   std::unique_ptr<OwnMemory> mine_;
   std::unique_ptr<PeerMapping> prev_;  // the previous rank's buffer
   std::unique_ptr<PeerMapping> next_;  // the next rank's (null when it is prev_'s rank)

@@ -184,6 +184,14 @@ StatusOr<P2pConnection*> StreamP2p::ConnectionTo(int peer) {
   return raw;
 }
 
+// The next call runs after what is on `stream` now (OrderAfterPrevious).
+Status StreamP2p::MarkLast(void* stream) {
+  GR_CUDA_RETURN_IF_ERROR(cudaEventRecord(static_cast<cudaEvent_t>(last_event_), static_cast<cudaStream_t>(stream)));
+  last_stream_ = stream;
+  any_call_ = true;
+  return OkStatus();
+}
+
 Status StreamP2p::OrderAfterPrevious(void* stream) {
   if (!any_call_ || stream == last_stream_) return OkStatus();
   GR_CUDA_RETURN_IF_ERROR(
@@ -259,10 +267,7 @@ Status StreamP2p::Run(const StreamSend* send, const StreamRecv* recv, void* stre
     return status;
   }
   if (slot != nullptr) GR_RETURN_IF_ERROR(EnqueueStatus(slot, stream));
-  GR_CUDA_RETURN_IF_ERROR(cudaEventRecord(static_cast<cudaEvent_t>(last_event_), static_cast<cudaStream_t>(stream)));
-  last_stream_ = stream;
-  any_call_ = true;
-  return OkStatus();
+  return MarkLast(stream);
 }
 
 Status StreamP2p::RunSelf(const StreamSend& send, const StreamRecv& recv, void* stream) {
@@ -287,10 +292,7 @@ Status StreamP2p::RunSelf(const StreamSend& send, const StreamRecv& recv, void* 
     recv.status->bytes = send.bytes;
     recv.status->count = send.bytes / recv.type_size;
   }
-  GR_CUDA_RETURN_IF_ERROR(cudaEventRecord(static_cast<cudaEvent_t>(last_event_), static_cast<cudaStream_t>(stream)));
-  last_stream_ = stream;
-  any_call_ = true;
-  return OkStatus();
+  return MarkLast(stream);
 }
 
 Status StreamP2p::CopyBeside(void* dst, const void* src, uint64_t bytes, void* stream) {
@@ -323,10 +325,7 @@ Status StreamP2p::JoinCopies(void* stream) {
   GR_CUDA_RETURN_IF_ERROR(
       cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(join_event_), 0));
   // The next call's order follows `stream` now.
-  GR_CUDA_RETURN_IF_ERROR(cudaEventRecord(static_cast<cudaEvent_t>(last_event_), static_cast<cudaStream_t>(stream)));
-  last_stream_ = stream;
-  any_call_ = true;
-  return OkStatus();
+  return MarkLast(stream);
 }
 
 StatusOr<StreamP2p::ResultSlot*> StreamP2p::TakeResultSlot() {

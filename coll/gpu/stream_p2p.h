@@ -119,6 +119,7 @@ class StreamP2p {
   StatusOr<P2pConnection*> ConnectionTo(int peer);
   Status RunSelf(const StreamSend& send, const StreamRecv& recv, void* stream);
   Status OrderAfterPrevious(void* stream);
+  Status MarkLast(void* stream);
   StatusOr<ResultSlot*> TakeResultSlot();
   Status EnqueueStatus(ResultSlot* slot, void* stream);
   static void FillStatus(void* slot);  // a CUDA host function

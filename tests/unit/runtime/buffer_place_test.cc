@@ -1,7 +1,7 @@
 // Buffer placement (runtime/buffer_place.h) for host memory: whatever the
 // machine (with or without a CUDA driver), host buffers place on the host,
-// a stream with them is Unsupported saying why, and OrderAfterStream lets
-// them through without a stream and names them with one.
+// a stream with them is Unsupported saying why, and StreamDeviceOf (the GPU
+// of a stream-ordered call) names them.
 #include "runtime/buffer_place.h"
 
 #include <gtest/gtest.h>
@@ -31,10 +31,9 @@ TEST(BufferPlace, AStreamWithHostBuffersIsUnsupported) {
       << p.status().message();
 }
 
-TEST(BufferPlace, HostBuffersPassOrderAfterStreamOnlyWithoutAStream) {
+TEST(BufferPlace, StreamOrderedCallsRefuseHostBuffersNamingThem) {
   std::vector<char> a(8);
-  EXPECT_TRUE(OrderAfterStream({a.data(), nullptr}, {"sendbuf", "recvbuf"}, GR_STREAM_HOST).ok());
-  const Status s = OrderAfterStream({a.data()}, {"sendbuf"}, reinterpret_cast<grStream_t>(0x10));
+  const Status s = StreamDeviceOf({a.data(), nullptr}, {"sendbuf", "recvbuf"}).status();
   EXPECT_EQ(s.code(), grUnsupported);
   EXPECT_NE(std::string(s.message()).find("sendbuf is host memory"), std::string::npos) << s.message();
 }
