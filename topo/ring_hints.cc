@@ -11,15 +11,12 @@
 namespace gpurun::topo {
 namespace {
 
-struct ChannelRow {
-  int min_links;
-  int channels;
-};
+// The rows of ring_hints.h's table.
+constexpr int kNvLinkFullRate = 18;    // links of the measured row
+constexpr int kHostPathChannels = 32;  // no NVLink or host memory
+constexpr int kMinGpuRingChannels = 8;
 
-// The table of ring_hints.h; rows in increasing min_links.
-constexpr ChannelRow kChannelTable[] = {
-    {0, 2}, {1, 2}, {2, 4}, {4, 6}, {6, 8}, {8, 12}, {12, 16}, {18, 24}, {24, 32},
-};
+int RoundUp(int value, int multiple) { return (value + multiple - 1) / multiple * multiple; }
 
 // The sort key of one rank: parsed ids first by address, then the rest by text.
 struct RingKey {
@@ -37,14 +34,18 @@ struct RingKey {
 
 }  // namespace
 
-int SuggestRingChannels(int nvlinks_between_pair, int sm_count) {
-  int channels = kChannelTable[0].channels;
-  for (const ChannelRow& row : kChannelTable) {
-    if (nvlinks_between_pair >= row.min_links) channels = row.channels;
+int GpuRingChannels(const GpuRingShape& shape) {
+  int channels = kMaxGpuRingChannels;
+  if (shape.host_path || shape.narrowest_nvlinks == 0) {
+    channels = kHostPathChannels;
+  } else if (shape.narrowest_nvlinks > 0 && shape.narrowest_nvlinks < kNvLinkFullRate) {
+    channels = std::max(kHostPathChannels,
+                        RoundUp(kMaxGpuRingChannels * shape.narrowest_nvlinks / kNvLinkFullRate, kMinGpuRingChannels));
   }
-  channels = std::min(channels, kMaxRingChannels);
-  if (sm_count > 0) channels = std::min(channels, sm_count / 4);
-  return std::max(channels, 1);
+  channels /= std::max(shape.ranks_per_gpu, 1);
+  channels = std::max(channels, kMinGpuRingChannels);
+  if (shape.sm_count > 0) channels = std::min(channels, shape.sm_count);
+  return std::clamp(channels, 1, kMaxGpuRingChannels);
 }
 
 std::vector<int> RingOrder(const std::vector<std::string>& bus_id_per_rank) {

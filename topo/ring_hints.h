@@ -1,5 +1,5 @@
-// Two pure hints for building rings on one node: how many ring channels a
-// GPU pair's link supports, and in which order ranks should follow each other
+// Two pure hints for building rings on one node: how many channels a GPU
+// ring uses, and in which order ranks should follow each other
 // so that ring neighbours are close on the PCI tree. No I/O, no CUDA.
 #ifndef GPURUN_TOPO_RING_HINTS_H_
 #define GPURUN_TOPO_RING_HINTS_H_
@@ -8,36 +8,52 @@
 #include <vector>
 
 #include "runtime/base/status.h"
+#include "topo/gpu_info.h"
 
 namespace gpurun::topo {
 
-// Most ring channels SuggestRingChannels ever returns (NCCL in the same log,
-// line 607, opens 32 p2p channels on H200).
-inline constexpr int kMaxRingChannels = 32;
+// What the channel count of a GPU ring depends on, as every rank of it sees
+// the same ring (GpuRingChannels below).
+struct GpuRingShape {
+  // NVLinks of the ring's narrowest hop between two different GPUs (0: a
+  // hop over PCIe only); kUnknown when NVML could not say; kNoGpuHop when
+  // every hop stays on one GPU (all ranks share it).
+  int narrowest_nvlinks = kUnknown;
+  int ranks_per_gpu = 1;   // the most ranks any one GPU of the ring carries
+  bool host_path = false;  // some hop goes through host memory (no peer access)
+  int sm_count = 0;        // SMs of the GPU; 0 or less: not known
+};
+inline constexpr int kNoGpuHop = 1 << 20;
 
-// Ring channels for a ring whose narrowest hop is `nvlinks_between_pair`
-// NVLinks (0 or kUnknown: PCIe only), on GPUs with `sm_count` SMs (0 or less:
-// not known). From this table (first column: at least this many links):
+// Most channels GpuRingChannels returns: the GPU executor's limit
+// (coll/device kMaxDeviceChannels).
+inline constexpr int kMaxGpuRingChannels = 128;
+
+// Channels (thread blocks of the ring kernels, one FIFO each) a GPU ring of
+// gpurun's Simple kernels uses by default. gpurun's kernel moves less per
+// block than NCCL's, so it needs more blocks than NCCL's 24 on the same link
+// (coll/gpu/gpu_coll.h has the sweep). The table, by the narrowest hop:
 //
-//   links  channels  source
-//   <= 0      2      PCIe only: gpurun's choice after NCCL's usual PCIe rings; not measured
-//      1      2      scaled: 4 channels per 3 links, rounded up to even, at least 2
-//      2      4      scaled
-//      4      6      scaled
-//      6      8      scaled
-//      8     12      scaled
-//     12     16      scaled
-//     18     24      measured: NCCL 2.28.9 on 2x H200 NV18, /work/shared/reference/
-//                    nccl_h200x2_logs.txt line 607 "24 coll channels"
-//     24     32      scaled
+//   hop                channels  source
+//   >= 18 NVLinks        128     measured: 2x H200 NV18, the sweep in gpu_coll.h
+//   1..17 NVLinks        128 x links / 18, rounded up to a multiple of 8,
+//                                at least the PCIe row: a guess by link
+//                                bandwidth, not measured
+//   no NVLink (0)         32     as the host path below (a PCIe P2P hop is
+//                                on no machine we have; not measured)
+//   host memory           32     measured: 2x H200, GPURUN_GPU_PATH=host,
+//                                allreduce 16 MiB..1 GiB busbw with 8 / 16 /
+//                                32 / 64 / 128 channels 21.6 / 27.3 / 31.6 /
+//                                30.4 / 31.6 GB/s at 1 GiB (NCCL with
+//                                NCCL_P2P_DISABLE=1 in the same jobs: 27.0)
+//   unknown (no NVML)    128     the NVLink row: peer access without NVML
+//                                is most often an NVLink machine
+//   one GPU only         128     the GPU's own memory, as NVLink
 //
-// then capped at kMaxRingChannels and at a quarter of the SMs (each channel
-// runs one CTA on its own SM while the collective runs; NCCL's 24 on H200's
-// 132 SMs is 18%, so the cap leaves H200 alone and only trims small GPUs),
-// and at least 1. Only the 18-link and PCIe rows come from measurements or
-// NCCL; the rows between are a linear guess to be replaced by measurements.
-// Non-decreasing in `nvlinks_between_pair`.
-int SuggestRingChannels(int nvlinks_between_pair, int sm_count);
+// then divided by ranks_per_gpu (the ranks sharing a GPU share its SMs;
+// measured on 2x H200 with 4 ranks), capped at the SM count, at least 8
+// (or 1 when the SMs are fewer).
+int GpuRingChannels(const GpuRingShape& shape);
 
 // The order in which ranks of one node should sit on a ring, from each rank's
 // GPU PCI bus id (bus_id_per_rank[r] for rank r; any spelling pci_bus_id.h

@@ -37,17 +37,19 @@
 namespace gpurun::coll {
 
 struct GpuCollOptions {
-  // Blocks per launch at most, and threads per block. 128 x 256: on 2xH200
-  // NV18 (runs of 2026-11-30, gpurun-bench <coll> --device cuda --compare
-  // nccl -b 32M..128M -e 8G, NCCL 2.28.3 alongside), allreduce at 8 GiB
-  // reached 240 / 304 / 324 / 352 / 358 / 363 GB/s busbw with 16 / 24 / 32 /
-  // 64 / 96 channels of 512 threads / 128 of 256 (NCCL: 345..351 with its
-  // 24); broadcast and reduce stayed 1-4 % below NCCL up to 64 x 512 and
-  // reached it only at 96 x 512 or 128 x 256, the best of all for the three.
-  // FIFO sizes of 4, 8 and 16 MiB made no difference. The cost: blocks on
-  // nearly every SM, where NCCL leaves most to the program (GPURUN_GPU_NCHANNELS
-  // trades them back; our per-channel rate is lower than NCCL's).
-  int max_channels = 128;
+  // Blocks per launch at most (GPURUN_GPU_NCHANNELS; 0: the topology's
+  // choice, topo::GpuRingChannels), and threads per block. 256 threads with
+  // 128 channels on NVLink: on 2xH200 NV18 (runs of 2026-11-30, gpurun-bench
+  // <coll> --device cuda --compare nccl -b 32M..128M -e 8G, NCCL 2.28.3
+  // alongside), allreduce at 8 GiB reached 240 / 304 / 324 / 352 / 358 / 363
+  // GB/s busbw with 16 / 24 / 32 / 64 / 96 channels of 512 threads / 128 of
+  // 256 (NCCL: 345..351 with its 24); broadcast and reduce stayed 1-4 % below
+  // NCCL up to 64 x 512 and reached it only at 96 x 512 or 128 x 256, the
+  // best of all for the three. FIFO sizes of 4, 8 and 16 MiB made no
+  // difference. The cost: blocks on nearly every SM, where NCCL leaves most
+  // to the program (GPURUN_GPU_NCHANNELS trades them back; our per-channel
+  // rate is lower than NCCL's).
+  int max_channels = 0;
   int nthreads = 256;
   uint64_t buffer_bytes = kSimpleDefaultBufferBytes;
   double timeout_s = 0;  // GPURUN_TIMEOUT; 0: none

@@ -41,7 +41,7 @@ int GpuColl::ChannelsFor(const CollCall& call) const {
   uint64_t bytes = call.count * static_cast<uint64_t>(ElemSize(call.type));
   if (call.func == Func::kAllGather || call.func == Func::kReduceScatter) bytes *= static_cast<uint64_t>(link_.size());
   const uint64_t want = Max<uint64_t>(1, DivUp(bytes, kMinBytesPerChannel));
-  return static_cast<int>(Min(want, static_cast<uint64_t>(opt_.max_channels)));
+  return static_cast<int>(Min(want, static_cast<uint64_t>(ring_->nchannels())));
 }
 
 Status GpuColl::Launch(const CollCall& call, void* stream) {

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "runtime/base/log.h"
 #include "runtime/base/param_table.h"
 #include "topo/ring_hints.h"
+#include "topo/ring_links.h"
 
 namespace gpurun::coll {
 namespace {
@@ -23,18 +25,19 @@ uint8_t* At(void* base, uint64_t offset) { return static_cast<uint8_t*>(base) + 
 StatusOr<std::unique_ptr<RingConnectors>> RingConnectors::Create(CommLink& link, int device, int nchannels,
                                                                  uint64_t buffer_bytes) {
   if (link.size() < 2) return InternalError("GPU ring connectors need at least two ranks");
-  if (nchannels < 1 || nchannels > kMaxDeviceChannels) {
-    return InvalidArgument("GPU channel count " + std::to_string(nchannels) + " is outside 1.." +
+  if (nchannels < 0 || nchannels > kMaxDeviceChannels) {
+    return InvalidArgument("GPU channel count " + std::to_string(nchannels) + " is outside 0.." +
                            std::to_string(kMaxDeviceChannels));
   }
   std::unique_ptr<RingConnectors> c(new RingConnectors());
   c->device_ = device;
+  c->requested_channels_ = nchannels;
   c->nchannels_ = nchannels;
   c->buffer_bytes_ = buffer_bytes;
   GR_RETURN_IF_ERROR(c->Exchange(link));
   GR_RETURN_IF_ERROR(c->WriteChannels());
   GR_LOG(Info, Coll) << "GPU ring connectors ready: GPU " << device << ", ring position " << c->position_
-                     << " (after rank " << c->prev_rank_ << ", before rank " << c->next_rank_ << "), " << nchannels
+                     << " (after rank " << c->prev_rank_ << ", before rank " << c->next_rank_ << "), " << c->nchannels_
                      << " channels of " << buffer_bytes << " B FIFOs in " << PeerPathName(c->mine_->path());
   return c;
 }
@@ -54,18 +57,28 @@ Status RingConnectors::SetOrder(const std::vector<int>& order, int rank) {
 
 // The ring order from every rank's GPU, then the path of this rank's
 // buffer: host memory when either neighbour (both map it) cannot use CUDA
-// IPC with this GPU.
+// IPC with this GPU; then the channel count all ranks agree on.
 StatusOr<PeerPath> RingConnectors::ChoosePath(CommLink& link) {
   ConnectionShape me{};
-  GR_ASSIGN_OR_RETURN(me.gpu, IdentityOf(device_));
+  const StatusOr<GpuIdentity> identity = IdentityOf(device_);
+  if (identity.ok()) me.gpu = *identity;
   me.nchannels = nchannels_;
   me.buffer_bytes = buffer_bytes_;
   std::vector<ConnectionShape> all(static_cast<size_t>(link.size()));
   GR_RETURN_IF_ERROR(link.AllGather(&me, sizeof(me), all.data()));
   std::vector<std::string> bus_ids;
   for (const ConnectionShape& r : all) bus_ids.emplace_back(r.gpu.bus_id, strnlen(r.gpu.bus_id, sizeof(r.gpu.bus_id)));
-  GR_ASSIGN_OR_RETURN(const std::vector<int> order, topo::RingOrderFor(params::kGpuRing.Get(), bus_ids));
-  GR_RETURN_IF_ERROR(SetOrder(order, link.rank()));
+  std::vector<int> order;
+  const StatusOr<PeerPath> path = identity.ok() ? OrderAndPath(link, me, all, bus_ids, &order) : identity.status();
+  GR_RETURN_IF_ERROR(AgreeChannels(link, bus_ids, order, path));
+  return path;
+}
+
+StatusOr<PeerPath> RingConnectors::OrderAndPath(CommLink& link, const ConnectionShape& me,
+                                                const std::vector<ConnectionShape>& all,
+                                                const std::vector<std::string>& bus_ids, std::vector<int>* order) {
+  GR_ASSIGN_OR_RETURN(*order, topo::RingOrderFor(params::kGpuRing.Get(), bus_ids));
+  GR_RETURN_IF_ERROR(SetOrder(*order, link.rank()));
   GR_ASSIGN_OR_RETURN(const PathChoice choice, LoadPathChoice());
   PeerPath path = PeerPath::kCudaIpc;
   for (int peer : {prev_rank_, next_rank_}) {
@@ -77,13 +90,55 @@ StatusOr<PeerPath> RingConnectors::ChoosePath(CommLink& link) {
   return path;
 }
 
+// Collective, and reached by every rank also when its path failed (it then
+// proposes 0, and the set-up fails at the next exchange, naming it): each
+// rank proposes GPURUN_GPU_NCHANNELS or, when that is 0, what the topology
+// suggests from its view (topo::GpuRingChannels), and the ring takes the
+// smallest proposal.
+Status RingConnectors::AgreeChannels(CommLink& link, const std::vector<std::string>& bus_ids,
+                                     const std::vector<int>& order, const StatusOr<PeerPath>& path) {
+  topo::GpuRingShape shape;
+  int32_t proposal = 0;
+  if (path.ok() && requested_channels_ > 0) {
+    proposal = requested_channels_;
+  } else if (path.ok()) {
+    shape.narrowest_nvlinks = topo::NarrowestRingHopFromNvml(bus_ids, order);
+    shape.ranks_per_gpu = topo::MostRanksPerGpu(bus_ids);
+    shape.host_path = *path == PeerPath::kHost;
+    int sms = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_) == cudaSuccess) shape.sm_count = sms;
+    proposal = topo::GpuRingChannels(shape);
+  }
+  std::vector<int32_t> proposals(static_cast<size_t>(link.size()));
+  GR_RETURN_IF_ERROR(link.AllGather(&proposal, sizeof(proposal), proposals.data()));
+  nchannels_ = kMaxDeviceChannels;
+  for (int32_t p : proposals) {
+    if (p > 0) nchannels_ = std::min<int>(nchannels_, p);
+  }
+  if (requested_channels_ > 0) {
+    GR_LOG(Info, Tuning) << "GPU ring: " << nchannels_ << " channels (GPURUN_GPU_NCHANNELS)";
+  } else {
+    GR_LOG(Info, Tuning) << "GPU ring: " << nchannels_ << " channels from the topology (this rank: narrowest hop "
+                         << (shape.narrowest_nvlinks == topo::kNoGpuHop ? std::string("none, one GPU")
+                             : shape.narrowest_nvlinks == topo::kUnknown
+                                 ? std::string("unknown")
+                                 : std::to_string(shape.narrowest_nvlinks) + " NVLinks")
+                         << ", " << shape.ranks_per_gpu << " ranks per GPU, "
+                         << (shape.host_path ? "host memory" : "CUDA IPC") << ", " << shape.sm_count
+                         << " SMs; the smallest proposal of the ring's ranks)";
+  }
+  return OkStatus();
+}
+
 Status RingConnectors::Exchange(CommLink& link) {
   const int n = link.size();
   // Every rank reaches the second exchange, also when its own part failed,
   // so that no rank waits there for one that gave up.
   Status made;
+  // ChoosePath sets nchannels_, which the size below needs: two statements.
+  const StatusOr<PeerPath> path = ChoosePath(link);
   const MemoryOffer me =
-      OfferOwnMemory(ChoosePath(link), device_, kControlBytes + buffer_bytes_ * static_cast<uint64_t>(nchannels_),
+      OfferOwnMemory(path, device_, kControlBytes + buffer_bytes_ * static_cast<uint64_t>(nchannels_),
                      ConnGroup::SegmentName(link.UniqueName(), kGpuRingSegmentGroup, link.rank()), &mine_, &made);
   const int prev = prev_rank_;
   const int next = next_rank_;

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "coll/device/dev_launch.h"
@@ -34,6 +35,9 @@ class RingConnectors {
   static constexpr uint64_t kControlBytes = kCounterStride * kMaxDeviceChannels;
 
   // Collective over `link` (size() >= 2): allocates, exchanges and maps.
+  // `nchannels`: the channels every rank asks for, alike on all (0: each
+  // rank's topology view, topo::GpuRingChannels, and the ring takes the
+  // smallest); nchannels() says what was made.
   static StatusOr<std::unique_ptr<RingConnectors>> Create(CommLink& link, int device, int nchannels,
                                                           uint64_t buffer_bytes);
   ~RingConnectors();
@@ -56,11 +60,16 @@ class RingConnectors {
  private:
   RingConnectors() = default;
   StatusOr<PeerPath> ChoosePath(CommLink& link);
+  StatusOr<PeerPath> OrderAndPath(CommLink& link, const ConnectionShape& me, const std::vector<ConnectionShape>& all,
+                                  const std::vector<std::string>& bus_ids, std::vector<int>* order);
+  Status AgreeChannels(CommLink& link, const std::vector<std::string>& bus_ids, const std::vector<int>& order,
+                       const StatusOr<PeerPath>& path);
   Status SetOrder(const std::vector<int>& order, int rank);
   Status Exchange(CommLink& link);
   Status WriteChannels();
 
   int device_ = -1;
+  int requested_channels_ = 0;  // GPURUN_GPU_NCHANNELS; 0: from the topology
   int nchannels_ = 0;
   uint64_t buffer_bytes_ = 0;
   std::unique_ptr<OwnMemory> mine_;

@@ -76,8 +76,10 @@ const IntParam kNChannels("GPURUN_NCHANNELS", 0, 0, 64,
                           "16, and a collective there fails naming this variable when it is set higher.");
 
 const IntParam kGpuNChannels("GPURUN_GPU_NCHANNELS", 0, 0, 128,
-                             "Most channels (one thread block each) a GPU collective launches; 0: the default "
-                             "(coll/gpu/gpu_coll.h GpuCollOptions). Calls below 64 KiB per channel use fewer.");
+                             "Most channels (one thread block each) a GPU collective launches, alike on every rank; "
+                             "0: from the topology (topo/ring_hints.h GpuRingChannels: NVLinks of the ring's "
+                             "narrowest hop, host-memory path, ranks per GPU). Calls below 64 KiB per channel use "
+                             "fewer.");
 
 const IntParam kGpuNThreads("GPURUN_GPU_NTHREADS", 256, 64, 512,
                             "Threads per block of the GPU collective kernels (a multiple of 32; the kernels are "

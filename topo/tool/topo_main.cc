@@ -14,6 +14,7 @@
 #include "runtime/base/log.h"
 #include "runtime/base/params.h"
 #include "topo/local_gpus.h"
+#include "topo/ring_links.h"
 
 namespace gpurun::topo {
 namespace {
@@ -52,23 +53,22 @@ std::string PeerCell(size_t i, size_t j) {
   return *can ? "yes" : "no";
 }
 
-// One ring over every GPU: its order and the channels its narrowest hop allows.
+// One ring over every GPU, one rank each: its order and gpurun's channels for it.
 void PrintRingHint(const std::vector<GpuInfo>& gpus) {
   std::vector<std::string> bus_ids;
   bus_ids.reserve(gpus.size());
   for (const GpuInfo& gpu : gpus) bus_ids.push_back(gpu.bus_id);
   const std::vector<int> order = RingOrder(bus_ids);
-  int narrowest = -2;  // below kUnknown: not set yet
   std::string text;
-  for (size_t k = 0; k < order.size(); ++k) {
-    const GpuInfo& from = gpus[order[k]];
-    const int links = from.nvlinks[order[(k + 1) % order.size()]];
-    narrowest = (narrowest == -2) ? links : std::min(narrowest, links);
-    text += " GPU" + std::to_string(order[k]);
-  }
-  std::printf("\nRing hint: order%s, narrowest hop %s NVLinks -> %d ring channels\n", text.c_str(),
-              narrowest == kUnknown ? "unknown" : std::to_string(narrowest).c_str(),
-              SuggestRingChannels(narrowest, gpus[0].sm_count));
+  for (int k : order) text += " GPU" + std::to_string(k);
+  GpuRingShape shape;
+  shape.narrowest_nvlinks = NarrowestRingHopFromNvml(bus_ids, order);
+  shape.sm_count = gpus[0].sm_count;
+  const std::string hop = shape.narrowest_nvlinks == kNoGpuHop  ? "none (one GPU)"
+                          : shape.narrowest_nvlinks == kUnknown ? "unknown"
+                                                                : std::to_string(shape.narrowest_nvlinks) + " NVLinks";
+  std::printf("\nRing hint: order%s, narrowest hop %s -> %d GPU ring channels (one rank per GPU, CUDA IPC)\n",
+              text.c_str(), hop.c_str(), GpuRingChannels(shape));
 }
 
 int Run(int argc, char** argv) {

@@ -29,7 +29,7 @@ class GpuOptionsTest : public ::testing::Test {
 TEST_F(GpuOptionsTest, Defaults) {
   StatusOr<GpuCollOptions> o = LoadGpuCollOptions();
   ASSERT_TRUE(o.ok()) << o.status().message();
-  EXPECT_EQ(o->max_channels, 128);
+  EXPECT_EQ(o->max_channels, 0) << "0: the topology chooses";
   EXPECT_EQ(o->nthreads, 256);
   EXPECT_EQ(o->buffer_bytes, kSimpleDefaultBufferBytes);
 }

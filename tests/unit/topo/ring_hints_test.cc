@@ -14,40 +14,53 @@
 namespace gpurun::topo {
 namespace {
 
-TEST(SuggestRingChannels, TableRows) {
-  constexpr int kH200Sms = 132;
-  EXPECT_EQ(SuggestRingChannels(18, kH200Sms), 24) << "NCCL on 2x H200 NV18: 24 coll channels";
-  EXPECT_EQ(SuggestRingChannels(0, kH200Sms), 2) << "PCIe only";
-  EXPECT_EQ(SuggestRingChannels(kUnknown, kH200Sms), 2) << "unknown links: as PCIe";
-  EXPECT_EQ(SuggestRingChannels(1, kH200Sms), 2);
-  EXPECT_EQ(SuggestRingChannels(2, kH200Sms), 4);
-  EXPECT_EQ(SuggestRingChannels(12, kH200Sms), 16);
-  EXPECT_EQ(SuggestRingChannels(17, kH200Sms), 16);
-  EXPECT_EQ(SuggestRingChannels(24, kH200Sms), 32);
-  EXPECT_EQ(SuggestRingChannels(1000, 100000), kMaxRingChannels);
+GpuRingShape Shape(int links, int ranks_per_gpu = 1, bool host = false, int sms = 132) {
+  GpuRingShape s;
+  s.narrowest_nvlinks = links;
+  s.ranks_per_gpu = ranks_per_gpu;
+  s.host_path = host;
+  s.sm_count = sms;
+  return s;
 }
 
-TEST(SuggestRingChannels, SmCountCapsAndUnknownSmCount) {
-  EXPECT_EQ(SuggestRingChannels(18, 0), 24) << "SM count unknown: no SM cap";
-  EXPECT_EQ(SuggestRingChannels(18, -5), 24);
-  EXPECT_EQ(SuggestRingChannels(18, 40), 10) << "a quarter of the SMs";
-  EXPECT_EQ(SuggestRingChannels(18, 8), 2);
-  EXPECT_EQ(SuggestRingChannels(18, 3), 1) << "never below one channel";
-  EXPECT_EQ(SuggestRingChannels(0, 1), 1);
+TEST(GpuRingChannels, TableRows) {
+  EXPECT_EQ(GpuRingChannels(Shape(18)), 128) << "2x H200 NV18, measured";
+  EXPECT_EQ(GpuRingChannels(Shape(24)), 128) << "more links: the same cap";
+  EXPECT_EQ(GpuRingChannels(Shape(kUnknown)), 128) << "no NVML: as NVLink";
+  EXPECT_EQ(GpuRingChannels(Shape(kNoGpuHop)), 128) << "one GPU";
+  EXPECT_EQ(GpuRingChannels(Shape(0)), 32) << "PCIe only";
+  EXPECT_EQ(GpuRingChannels(Shape(18, 1, true)), 32) << "host memory path";
+  EXPECT_EQ(GpuRingChannels(Shape(1)), 32) << "128 x 1 / 18 = 7.1, at least the PCIe row";
+  EXPECT_EQ(GpuRingChannels(Shape(4)), 32) << "128 x 4 / 18 = 28.4 -> 32";
+  EXPECT_EQ(GpuRingChannels(Shape(9)), 64);
+  EXPECT_EQ(GpuRingChannels(Shape(17)), 120);
 }
 
-TEST(SuggestRingChannels, NonDecreasingAndBounded) {
+TEST(GpuRingChannels, SharedGpusAndSmallGpus) {
+  EXPECT_EQ(GpuRingChannels(Shape(18, 2)), 64) << "two ranks per GPU share its SMs";
+  EXPECT_EQ(GpuRingChannels(Shape(kNoGpuHop, 4)), 32);
+  EXPECT_EQ(GpuRingChannels(Shape(0, 4)), 8) << "32 / 4 ranks";
+  EXPECT_EQ(GpuRingChannels(Shape(0, 8)), 8) << "never below 8 while the SMs allow";
+  EXPECT_EQ(GpuRingChannels(Shape(18, 1, false, 40)), 40) << "capped at the SMs";
+  EXPECT_EQ(GpuRingChannels(Shape(18, 1, false, 4)), 4);
+  EXPECT_EQ(GpuRingChannels(Shape(18, 1, false, 0)), 128) << "SMs unknown: no cap";
+  EXPECT_EQ(GpuRingChannels(Shape(18, 0)), 128) << "ranks per GPU below 1 read as 1";
+}
+
+TEST(GpuRingChannels, NonDecreasingInLinksAndBounded) {
   for (int sms : {0, 1, 4, 16, 40, 78, 108, 132, 1000}) {
-    int previous = 0;
-    for (int links = -1; links <= 40; ++links) {
-      const int channels = SuggestRingChannels(links, sms);
-      EXPECT_GE(channels, 1);
-      EXPECT_LE(channels, kMaxRingChannels);
-      if (sms > 0) {
-        EXPECT_LE(channels, std::max(1, sms / 4));
+    for (int per_gpu : {1, 2, 3, 8}) {
+      int previous = 0;
+      for (int links = 0; links <= 40; ++links) {
+        const int channels = GpuRingChannels(Shape(links, per_gpu, false, sms));
+        EXPECT_GE(channels, 1);
+        EXPECT_LE(channels, kMaxGpuRingChannels);
+        if (sms > 0) {
+          EXPECT_LE(channels, sms);
+        }
+        EXPECT_GE(channels, previous) << "links " << links << " sms " << sms << " per GPU " << per_gpu;
+        previous = channels;
       }
-      EXPECT_GE(channels, previous) << "links " << links << " sms " << sms;
-      previous = channels;
     }
   }
 }
