@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "coll/device/p2p_kernel.h"
+#include "p2p/cuda_ipc/copy_kernel.h"
 #include "p2p/cuda_ipc/cuda_status.h"
 #include "runtime/base/log.h"
 #include "runtime/base/param_table.h"
@@ -55,6 +56,7 @@ StatusOr<StreamP2pOptions> LoadStreamP2pOptions(int connect_tag, int close_tag) 
   StreamP2pOptions o;
   o.nchannels = static_cast<int>(params::kP2pNChannels.Get());
   o.buffer_bytes = static_cast<uint64_t>(params::kP2pBuffSize.Get());
+  o.self_copy_blocks = static_cast<int>(params::kP2pSelfCopyBlocks.Get());
   constexpr uint64_t kUnit = kFifoSteps * 4096;
   if (o.buffer_bytes % kUnit != 0) {
     return InvalidArgument("GPURUN_P2P_BUFFSIZE=" + std::to_string(o.buffer_bytes) + " is not a multiple of " +
@@ -312,7 +314,12 @@ Status StreamP2p::CopyBeside(void* dst, const void* src, uint64_t bytes, void* s
   auto side = static_cast<cudaStream_t>(side_stream_);
   GR_CUDA_RETURN_IF_ERROR(cudaEventRecord(static_cast<cudaEvent_t>(fork_event_), static_cast<cudaStream_t>(stream)));
   GR_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(side, static_cast<cudaEvent_t>(fork_event_), 0));
-  GR_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, side));
+  const bool aligned = (reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) % 16 == 0;
+  if (opt_.self_copy_blocks > 0 && aligned) {
+    GR_CUDA_RETURN_IF_ERROR(cuda::LaunchCopy(dst, src, bytes, opt_.self_copy_blocks, side));
+  } else {
+    GR_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, side));
+  }
   GR_CUDA_RETURN_IF_ERROR(cudaEventRecord(static_cast<cudaEvent_t>(join_event_), side));
   copies_pending_ = true;
   return OkStatus();

@@ -53,8 +53,18 @@ namespace gpurun::coll {
 struct StreamP2pOptions {
   int nchannels = 64;               // GPURUN_P2P_NCHANNELS
   uint64_t buffer_bytes = 2 << 20;  // GPURUN_P2P_BUFFSIZE
-  double timeout_s = 0;             // GPURUN_TIMEOUT; 0: none
-  int connect_tag = 0;              // internal-context tags of the pair set-up and teardown
+  // GPURUN_P2P_SELF_COPY_BLOCKS: blocks of the SM kernel that copies a
+  // rank's own block beside its messages (CopyBeside); 0: the copy engines.
+  // On 2xH200 NV18 (run 3 of 2026-11-30, gpurun-bench gather|scatter|alltoall
+  // --device cuda --compare nccl -b 64M -e 4G -f 4, NCCL 2.28.3 alongside),
+  // busbw gpurun/nccl at 4 GiB out of place, gather / scatter / alltoall:
+  // copy engines 0.93 / 0.90 / 0.92; 8 blocks 0.95 / 0.97 / 0.71; 16 blocks
+  // 0.97 / 0.97 / 1.01; 32 blocks 0.97 / 0.97 / 1.07; 64 blocks 0.97 / 0.99
+  // / 1.06. The copy engines' burst (2 GiB at HBM speed) slowed the
+  // messages beside it; 32 blocks spread the copy over the transfer.
+  int self_copy_blocks = 32;
+  double timeout_s = 0;  // GPURUN_TIMEOUT; 0: none
+  int connect_tag = 0;   // internal-context tags of the pair set-up and teardown
   int close_tag = 0;
 };
 

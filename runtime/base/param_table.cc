@@ -117,6 +117,12 @@ const SizeParam kP2pBuffSize("GPURUN_P2P_BUFFSIZE", "2M", 32 * 1024, int64_t{1} 
                              "FIFO bytes per channel of a stream-ordered GPU send/receive connection (8 steps, a "
                              "multiple of 32 KiB); each rank holds channels x this per peer it has used.");
 
+const IntParam kP2pSelfCopyBlocks("GPURUN_P2P_SELF_COPY_BLOCKS", 32, 0, 1024,
+                                  "How a stream-ordered alltoall(v), gather(v) or scatter(v) copies the rank's own "
+                                  "block of 1 MiB or more beside its messages (smaller ones are copied on the stream "
+                                  "first): N, an SM copy kernel of N blocks (16-byte aligned buffers, else the copy "
+                                  "engines); 0, the copy engines. coll/gpu/stream_p2p.h says why 32.");
+
 std::vector<std::string> UnknownGpurunVariables() {
   std::vector<std::string> unknown;
   for (const std::string& name : EnvNamesWithPrefix("GPURUN_")) {

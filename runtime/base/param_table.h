@@ -32,15 +32,16 @@ extern const StringParam kProto;   // GPURUN_PROTO: allowed protocols per collec
 extern const IntParam kNChannels;  // GPURUN_NCHANNELS: channels per collective, 0 = the tuner's choice
 
 // GPU collectives (coll/gpu).
-extern const IntParam kGpuNChannels;    // GPURUN_GPU_NCHANNELS: most channels (blocks) per launch, 0 = topology's
-extern const IntParam kGpuNThreads;     // GPURUN_GPU_NTHREADS: threads per block
-extern const SizeParam kGpuBuffSize;    // GPURUN_GPU_BUFFSIZE: Simple FIFO bytes per connection
-extern const EnumParam kGpuPath;        // GPURUN_GPU_PATH: auto|ipc|host, where GPU FIFOs between two ranks live
-extern const StringParam kGpuRing;      // GPURUN_GPU_RING: pci|rank|permutation, the GPU ring's order
-extern const IntParam kP2pNChannels;    // GPURUN_P2P_NCHANNELS: channels of a stream-ordered GPU p2p connection
-extern const SizeParam kP2pBuffSize;    // GPURUN_P2P_BUFFSIZE: FIFO bytes per channel of it
-extern const EnumParam kP2pDeviceCopy;  // GPURUN_P2P_DEVICE_COPY: ce|sm, how a receiver reads a peer's GPU buffer
-extern const IntParam kP2pCopyBlocks;   // GPURUN_P2P_COPY_BLOCKS: thread blocks of the sm copy
+extern const IntParam kGpuNChannels;       // GPURUN_GPU_NCHANNELS: most channels (blocks) per launch, 0 = topology's
+extern const IntParam kGpuNThreads;        // GPURUN_GPU_NTHREADS: threads per block
+extern const SizeParam kGpuBuffSize;       // GPURUN_GPU_BUFFSIZE: Simple FIFO bytes per connection
+extern const EnumParam kGpuPath;           // GPURUN_GPU_PATH: auto|ipc|host, where GPU FIFOs between two ranks live
+extern const StringParam kGpuRing;         // GPURUN_GPU_RING: pci|rank|permutation, the GPU ring's order
+extern const IntParam kP2pNChannels;       // GPURUN_P2P_NCHANNELS: channels of a stream-ordered GPU p2p connection
+extern const SizeParam kP2pBuffSize;       // GPURUN_P2P_BUFFSIZE: FIFO bytes per channel of it
+extern const IntParam kP2pSelfCopyBlocks;  // GPURUN_P2P_SELF_COPY_BLOCKS: own-block copy beside messages
+extern const EnumParam kP2pDeviceCopy;     // GPURUN_P2P_DEVICE_COPY: ce|sm, how a receiver reads a peer's GPU buffer
+extern const IntParam kP2pCopyBlocks;      // GPURUN_P2P_COPY_BLOCKS: thread blocks of the sm copy
 
 enum BootstrapChoice : int64_t { kBootstrapAuto = 0, kBootstrapPmix = 1, kBootstrapSingleton = 2 };
 enum P2pTransportChoice : int64_t { kP2pAuto = 0, kP2pShm = 1, kP2pUcx = 2 };
