@@ -11,11 +11,14 @@
 #     --no-tests          skip the test binaries (.gpu/bin/gpu_*_test)
 #     --no-bench          skip the benchmarks
 #     --colls LIST        benchmarks to run, gpurun-bench names
-#                         (default allreduce,allgather,reduce_scatter,broadcast,reduce,sendrecv)
+#                         (default: every one, allreduce,allgather,reduce_scatter,broadcast,
+#                         reduce,alltoall,gather,scatter,sendrecv)
 #     --test-colls LIST   restrict the tests to these collectives (coll_matrix names:
 #                         allreduce,bcast,broadcast,reduce,allgather,reducescatter,...)
 #     --gtest-filter F    --gtest_filter for every test binary (e.g. '*Supported*:-*huge*')
-#     --max-bytes SIZE    -e of every benchmark (default 8G; 4G for allgather, reduce_scatter)
+#     --max-bytes SIZE    -e of every benchmark (default 8G; 4G for allgather, reduce_scatter,
+#                         alltoall, gather, scatter)
+#     --factor F          -f of the timed sweeps (default 2; 4 halves the rows, for a 10-minute slot)
 #     --launcher PATH     the gpurun to use (default .gpu/bin/gpurun)
 #     --bin DIR           the bundle's executables (default .gpu/bin)
 #     --nccl-lib PATH     libnccl.so.2 (default: the one of python3's nvidia.nccl package)
@@ -24,11 +27,11 @@
 # NVLink multicast stays off: NCCL_NVLS_ENABLE=0 for every job, never enabled.
 set -uo pipefail
 
-usage() { sed -n '10,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '10,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
-run_tests=1 run_bench=1 bench_colls=allreduce,allgather,reduce_scatter,broadcast,reduce,sendrecv
+run_tests=1 run_bench=1 bench_colls=allreduce,allgather,reduce_scatter,broadcast,reduce,alltoall,gather,scatter,sendrecv
 test_colls='' gtest_filter='' max_bytes='' launcher='' bin='' nccl_lib=''
-test_timeout=1800 bench_timeout=900 outdir=''
+test_timeout=1800 bench_timeout=900 outdir='' factor=2
 while (($#)); do
   case "$1" in
     --no-tests) run_tests=0 ;;
@@ -37,6 +40,7 @@ while (($#)); do
     --test-colls) test_colls=${2:?--test-colls needs a list}; shift ;;
     --gtest-filter) gtest_filter=${2:?--gtest-filter needs a pattern}; shift ;;
     --max-bytes) max_bytes=${2:?--max-bytes needs a size}; shift ;;
+    --factor) factor=${2:?--factor needs a number}; shift ;;
     --launcher) launcher=${2:?--launcher needs a path}; shift ;;
     --bin) bin=${2:?--bin needs a folder}; shift ;;
     --nccl-lib) nccl_lib=${2:?--nccl-lib needs a path}; shift ;;
@@ -136,7 +140,7 @@ find_nccl() {
 bench_max() {  # the -e of one benchmark
   [ -n "$max_bytes" ] && { echo "$max_bytes"; return; }
   case "$1" in
-    allgather|reduce_scatter|reducescatter) echo 4G ;;  # nranks x the buffers of the others
+    allgather|reduce_scatter|reducescatter|alltoall|gather|scatter) echo 4G ;;  # nranks x the buffers of the others
     *) echo 8G ;;
   esac
 }
@@ -163,7 +167,7 @@ run_bench() {
   if [ "$kind" = check ]; then
     cmd+=(-b 8 -e 64M -f 4 -c 1)
   else
-    cmd+=(-b 8 -e "$(bench_max "$coll")" -f 2 -c 0)
+    cmd+=(-b 8 -e "$(bench_max "$coll")" -f "$factor" -c 0)
   fi
   echo "gpu_check: ${cmd[*]}"
   echo "# ${cmd[*]}" >"$log"
