@@ -4,11 +4,13 @@
 // (gpurun runs the first non-option word with the rest as its arguments, so
 // every rank is a sanitizer that starts coll_matrix). memcheck finds
 // out-of-bounds and misaligned device accesses and hardware exceptions,
-// racecheck shared-memory hazards in the kernels. Besides the matrix's own
+// racecheck shared-memory hazards in the kernels (the ring collectives', and
+// the stream point-to-point kernel's under alltoall, gather, scatter). Besides the matrix's own
 // checks, each rank's sanitizer must report "ERROR SUMMARY: 0 errors".
 // Skipped, saying why, without a CUDA device or without compute-sanitizer.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <regex>
 
 #include "tests/gpu/gpu_env.h"
@@ -38,6 +40,18 @@ std::vector<GpuCase> SanitizerCases() {
   g.slice = {"--types=float", "--ops=sum", "--sizes=1,4099,65541", "--offsets=4", "--inplace=out,in"};
   g.limit_s = 600;
   cases.push_back(g);
+  // The point-to-point collectives on a stream: the stream p2p kernel's
+  // FIFOs and the own-block copy beside it (1 MiB and up).
+  for (const char* tool : {"memcheck", "racecheck"}) {
+    GpuCase p;
+    p.tool = tool;
+    p.stream = true;
+    p.name = std::string(tool) + "_2ranks_stream_p2p";
+    p.colls = P2pColls();
+    p.slice = {"--types=int8,float", "--ops=sum", "--sizes=1,4099,1048581", "--offsets=0,4", "--inplace=out,in"};
+    p.limit_s = 600;
+    cases.push_back(p);
+  }
   return cases;
 }
 
@@ -52,6 +66,11 @@ TEST_P(CollMatrixSanitizer, NoErrors) {
       R"((ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)))");
   const auto count = std::distance(std::sregex_iterator(out.begin(), out.end(), clean), std::sregex_iterator());
   EXPECT_EQ(count, job.ranks) << "every rank's compute-sanitizer must report 0 errors\n" << out;
+  // The evidence on a pass too: the matrix's and every sanitizer's summary.
+  const std::regex summary(R"((coll_matrix: \d+ checks[^\n]*|(ERROR|RACECHECK) SUMMARY[^\n]*))");
+  for (auto it = std::sregex_iterator(out.begin(), out.end(), summary); it != std::sregex_iterator(); ++it) {
+    std::printf("  %s\n", it->str().c_str());
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Tools, CollMatrixSanitizer, ::testing::ValuesIn(SanitizerCases()), CaseName);
