@@ -47,10 +47,14 @@ struct DevChannel {
 
 enum class DevErrorCode : uint32_t { kNone = 0, kTimeout = 1, kAborted = 2 };
 
+// DevError.channel of a wait of a direct algorithm (one-shot): `peer` names
+// the rank waited for, `step` the flag waited for.
+inline constexpr uint32_t kDirectWaitChannel = 0xffffffffu;
+
 // The first wait that failed in a launch (first writer wins through `code`).
 struct DevError {
   uint32_t code;     // DevErrorCode
-  uint32_t channel;  // channel whose wait failed
+  uint32_t channel;  // channel whose wait failed; kDirectWaitChannel: a direct algorithm's
   uint32_t sending;  // 1: waited for the receiver (next rank), 0: for the sender (previous rank)
   uint32_t peer;     // point-to-point: the communicator rank waited for (rings: 0, known from `sending`)
   uint64_t step;     // the step it waited for

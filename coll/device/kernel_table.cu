@@ -15,6 +15,14 @@ const void* RingKernel(DataType type, RedOp op) {
   return nullptr;
 }
 
+const void* OneShotKernel(DataType type, RedOp op) {
+#define GR_KERNEL_CASE(T) \
+  if (type == DataType::T) return OneShotKernelFor<DataType::T>(op);
+  GR_BUILT_DEVICE_TYPES(GR_KERNEL_CASE)
+#undef GR_KERNEL_CASE
+  return nullptr;
+}
+
 const char* BuiltDeviceTypes() { return GR_BUILT_DEVICE_TYPE_NAMES; }
 
 int LaunchRingKernel(const void* kernel, const DevLaunch& launch, int nthreads, void* stream) {
@@ -22,6 +30,13 @@ int LaunchRingKernel(const void* kernel, const DevLaunch& launch, int nthreads, 
   const cudaError_t err =
       cudaLaunchKernel(kernel, dim3(static_cast<unsigned>(launch.nworks)), dim3(static_cast<unsigned>(nthreads)), args,
                        0, static_cast<cudaStream_t>(stream));
+  return static_cast<int>(err);
+}
+
+int LaunchOneShotKernel(const void* kernel, const DevOneShotLaunch& launch, int blocks, void* stream) {
+  void* args[] = {const_cast<DevOneShotLaunch*>(&launch)};
+  const cudaError_t err = cudaLaunchKernel(kernel, dim3(static_cast<unsigned>(blocks)), dim3(kOneShotThreads), args, 0,
+                                           static_cast<cudaStream_t>(stream));
   return static_cast<int>(err);
 }
 

@@ -10,6 +10,7 @@
 
 #include "coll/coll_types.h"
 #include "coll/device/dev_launch.h"
+#include "coll/device/oneshot_launch.h"
 
 namespace gpurun::coll::dev {
 
@@ -17,9 +18,14 @@ namespace gpurun::coll::dev {
 template <DataType D>
 const void* RingKernelFor(RedOp op);
 
+template <DataType D>
+const void* OneShotKernelFor(RedOp op);
+
 // The ring kernel of (type, op), or null when this build has not compiled
 // that element type.
 const void* RingKernel(DataType type, RedOp op);
+// The one-shot allreduce kernel of (type, op) (oneshot_launch.h), or null.
+const void* OneShotKernel(DataType type, RedOp op);
 
 // The built element types, comma separated (for error messages).
 const char* BuiltDeviceTypes();
@@ -27,6 +33,9 @@ const char* BuiltDeviceTypes();
 // Launches `kernel` with launch.nworks blocks of `nthreads` threads on
 // `stream` (a cudaStream_t); returns the cudaError_t of the launch.
 int LaunchRingKernel(const void* kernel, const DevLaunch& launch, int nthreads, void* stream);
+
+// Launches a one-shot `kernel` with `blocks` blocks of kOneShotThreads.
+int LaunchOneShotKernel(const void* kernel, const DevOneShotLaunch& launch, int blocks, void* stream);
 
 }  // namespace gpurun::coll::dev
 

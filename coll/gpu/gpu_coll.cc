@@ -26,6 +26,8 @@ StatusOr<GpuCollOptions> LoadGpuCollOptions() {
     return InvalidArgument("GPURUN_GPU_BUFFSIZE=" + std::to_string(o.buffer_bytes) + " is not a multiple of " +
                            std::to_string(kFifoSteps * 4096) + " bytes");
   }
+  o.oneshot_bytes = static_cast<uint64_t>(params::kGpuOneShotBytes.Get());
+  o.oneshot_blocks = static_cast<int>(params::kGpuOneShotBlocks.Get());
   o.timeout_s = params::kTimeout.Get();
   return o;
 }
@@ -61,7 +63,7 @@ Status GpuColl::Barrier(void* stream) {
   call.count = 1;
   call.type = DataType::kInt32;
   call.op = RedOp::kMax;
-  return RunChecked(call, stream);
+  return RunChecked(call, stream, Choice::kFree);
 }
 
 GpuColl::~GpuColl() {
@@ -69,7 +71,7 @@ GpuColl::~GpuColl() {
   // Kernels of this communicator may still run on the program's streams;
   // peers may still write into this rank's FIFOs until their last kernel
   // ends: finish ours, then let every rank get here before the memory goes.
-  if (ring_ != nullptr) {
+  if (ring_ != nullptr || oneshot_ != nullptr) {
     if (const cudaError_t err = cudaDeviceSynchronize(); err != cudaSuccess) {
       GR_LOG(Warn, Coll) << "GPU collectives: cudaDeviceSynchronize at teardown failed: " << cudaGetErrorString(err);
     }
@@ -82,6 +84,7 @@ GpuColl::~GpuColl() {
     }
   }
   ring_.reset();
+  oneshot_.reset();
   if (done_event_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(done_event_));
   if (barrier_word_ != nullptr) cudaFree(barrier_word_);
   if (error_ != nullptr) cudaFreeHost(error_);
@@ -95,19 +98,19 @@ Status GpuColl::CheckBroken() const {
 
 Status GpuColl::Run(const CollCall& call, void* stream) {
   GR_RETURN_IF_ERROR(CheckOverride(call.func));
-  return RunChecked(call, stream);
+  return RunChecked(call, stream, Choice::kOverride);
 }
 
 // After the override check, which Barrier skips: its allreduce is the
 // runtime's, not one GPURUN_ALGO / GPURUN_PROTO speak of.
-Status GpuColl::RunChecked(const CollCall& call, void* stream) {
+Status GpuColl::RunChecked(const CollCall& call, void* stream, Choice choice) {
   GR_RETURN_IF_ERROR(CheckBroken());
   GR_RETURN_IF_ERROR(CheckDeviceError());
   GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
   if (link_.size() == 1 || call.count == 0) {
     GR_RETURN_IF_ERROR(RunSingle(call, stream));
   } else {
-    GR_RETURN_IF_ERROR(Launch(call, stream));
+    GR_RETURN_IF_ERROR(Launch(call, stream, choice));
   }
   if (stream != nullptr) return OkStatus();
   return WaitDone();

@@ -1,10 +1,11 @@
 // GpuColl: a communicator's collectives on device buffers — the GPU
 // executor. Each call is validated by runtime/ first; GpuColl plans it with
-// the shared planner (ring, Simple protocol: the only pair the GPU path has
-// so far), launches one kernel of the kernel table (coll/device) with one
-// block per channel on the caller's stream, and, for a null stream, waits for
-// it. Its ring connectors (ring_connectors.h) are made collectively by the
-// first call with two or more ranks.
+// the shared planner (ring, Simple protocol), launches one kernel of the
+// kernel table (coll/device) with one block per channel on the caller's
+// stream, and, for a null stream, waits for it. Small allreduces run
+// one-shot instead (LL lines pushed to every peer, oneshot_peers.h). Its ring
+// connectors (ring_connectors.h) and one-shot scratch are made collectively
+// by the first call that needs them.
 //
 // Streams: a non-null stream (a cudaStream_t) makes the call stream-ordered:
 // it returns once the kernel is enqueued, as NCCL does. A null stream keeps
@@ -27,6 +28,7 @@
 #include <string>
 
 #include "coll/device/dev_launch.h"
+#include "coll/gpu/oneshot_peers.h"
 #include "coll/gpu/ring_connectors.h"
 #include "coll/host/comm_link.h"
 #include "coll/host/host_coll.h"
@@ -52,6 +54,22 @@ struct GpuCollOptions {
   int max_channels = 0;
   int nthreads = 256;
   uint64_t buffer_bytes = kSimpleDefaultBufferBytes;
+  // GPURUN_GPU_ONESHOT_BYTES: allreduce calls up to this size run one-shot
+  // (oneshot_peers.h) on 2..8 ranks of one host; 0: never.
+  // GPURUN_GPU_ONESHOT_BLOCKS: most blocks of a one-shot launch (one per
+  // 4 KiB below that). On 2xH200 NV18 (run 7 of 2026-11-30, GPURUN_ALGO=
+  // allreduce:oneshot gpurun-bench allreduce --device cuda --compare nccl
+  // -b 16K -e 4M, NCCL 2.28.3 alongside), one-shot time in us at 256 KiB /
+  // 1 / 2 / 4 MiB with 8 blocks 10.9 / 38.1 / 73.7 / 142; 32 blocks 6.6 /
+  // 14.8 / 28.7 / 53.3; 64 blocks 6.0 / 12.0 / 20.1 / 39.0; 128 blocks 6.0
+  // / 11.5 / 17.9 / 32.3; NCCL 10.7 / 13.7 / 28.5 / 33.8, and the ring 23.4 /
+  // 26.9 / 29.6 / 37.0 (run 6). So 128 blocks, and one-shot up to 4 MiB,
+  // where it still beats the ring and NCCL. Measured with 2 ranks only: with
+  // more ranks each rank pushes to every peer, and the crossover moves down
+  // (to be measured on 4 and 8 GPUs). The scratch is 2 x ranks x 2 x this
+  // size per rank: 32 MiB with 2 ranks, 128 MiB with 8.
+  uint64_t oneshot_bytes = 4 << 20;
+  int oneshot_blocks = 128;
   double timeout_s = 0;  // GPURUN_TIMEOUT; 0: none
 };
 
@@ -79,15 +97,27 @@ class GpuColl {
  private:
   GpuColl(CommLink& link, int device, const GpuCollOptions& options) : link_(link), device_(device), opt_(options) {}
   Status Init();
-  // InvalidUsage when GPURUN_ALGO / GPURUN_PROTO exclude ring/Simple, the
-  // only pair the GPU path has, for `func` (checked first by every call, also
-  // with one rank or count 0, as the host executor does).
+  // Whether GPURUN_ALGO / GPURUN_PROTO bind a call: the program's calls
+  // yes, the runtime's own (Barrier) no.
+  enum class Choice { kOverride, kFree };
+
+  // InvalidUsage when GPURUN_ALGO / GPURUN_PROTO exclude every pair the GPU
+  // path has for `func` — ring/Simple, and oneshot/LL for allreduce (checked
+  // first by every call, also with one rank or count 0, as the host executor
+  // does).
   Status CheckOverride(Func func) const;
   Status CheckBroken() const;
   Status CheckDeviceError();
-  Status RunChecked(const CollCall& call, void* stream);
+  Status RunChecked(const CollCall& call, void* stream, Choice choice);
   Status RunSingle(const CollCall& call, void* stream);
-  Status Launch(const CollCall& call, void* stream);
+  Status Launch(const CollCall& call, void* stream, Choice choice);
+  // Allreduce: one-shot up to opt_.oneshot_bytes where it fits (OneShotUnfit
+  // says why not), else ring; a forced one-shot that cannot be honoured is
+  // InvalidUsage saying why.
+  StatusOr<Algo> AllReduceAlgo(const CollCall& call, Choice choice) const;
+  std::string OneShotUnfit(uint64_t bytes) const;
+  Status LaunchRing(const CollCall& call, void* stream);
+  Status LaunchOneShot(const CollCall& call, void* stream);
   Status WaitDone();
   int ChannelsFor(const CollCall& call) const;
 
@@ -96,6 +126,7 @@ class GpuColl {
   GpuCollOptions opt_;
   CollOverride override_;  // GPURUN_ALGO / GPURUN_PROTO, read when made (as HostColl)
   std::unique_ptr<RingConnectors> ring_;
+  std::unique_ptr<OneShotPeers> oneshot_;
   DevError* error_ = nullptr;        // host-mapped
   uint32_t* abort_ = nullptr;        // host-mapped
   int32_t* barrier_word_ = nullptr;  // device memory of Barrier

@@ -1,5 +1,6 @@
-// GpuColl::Launch: the GPU override check, the plan (ring, Simple) and one
-// kernel launch with a block per channel (gpu_coll.h).
+// GpuColl::Launch: the GPU override check, the choice between one-shot and
+// ring for allreduce, the plan (ring, Simple) and one kernel launch with a
+// block per channel, or the one-shot launch (gpu_coll.h).
 #include <cuda_runtime.h>
 
 #include <array>
@@ -33,8 +34,41 @@ constexpr uint64_t kMinChunkBytes = 128 * 1024;
 Status GpuColl::CheckOverride(Func func) const {
   if (override_.Allowed(func, Algo::kRing, Protocol::kSimple)) [[likely]]
     return OkStatus();
-  return InvalidUsage(std::string("GPURUN_ALGO / GPURUN_PROTO exclude ring/simple for ") + FuncName(func) +
-                      ", the only algorithm and protocol of the GPU path so far");
+  if (func == Func::kAllReduce && override_.Allowed(func, Algo::kOneShot, Protocol::kLL)) return OkStatus();
+  return InvalidUsage(std::string("GPURUN_ALGO / GPURUN_PROTO exclude ring/simple") +
+                      (func == Func::kAllReduce ? " and oneshot/ll" : "") + " for " + FuncName(func) +
+                      ", the GPU path's only algorithm and protocol for it so far");
+}
+
+std::string GpuColl::OneShotUnfit(uint64_t bytes) const {
+  const int n = link_.size();
+  if (n > kMaxOneShotRanks) {
+    return "a one-shot allreduce takes at most " + std::to_string(kMaxOneShotRanks) + " ranks (this communicator has " +
+           std::to_string(n) + ")";
+  }
+  if (bytes > opt_.oneshot_bytes) {
+    return "this one moves " + std::to_string(bytes) +
+           " B, above GPURUN_GPU_ONESHOT_BYTES=" + std::to_string(opt_.oneshot_bytes);
+  }
+  for (int peer = 0; peer < n; ++peer) {
+    if (!link_.SameHost(peer))
+      return "a one-shot allreduce needs every rank on one host; " + link_.DescribePeer(peer) + " is not";
+  }
+  return "";
+}
+
+StatusOr<Algo> GpuColl::AllReduceAlgo(const CollCall& call, Choice choice) const {
+  const uint64_t bytes = call.count * static_cast<uint64_t>(ElemSize(call.type));
+  const bool free = choice == Choice::kFree;
+  const bool ring = free || override_.Allowed(Func::kAllReduce, Algo::kRing, Protocol::kSimple);
+  const bool oneshot = free || override_.Allowed(Func::kAllReduce, Algo::kOneShot, Protocol::kLL);
+  const std::string unfit = OneShotUnfit(bytes);
+  if (oneshot && unfit.empty()) return Algo::kOneShot;
+  if (ring) return Algo::kRing;
+  return InvalidUsage(
+      "GPURUN_ALGO / GPURUN_PROTO leave oneshot/ll as the only choice for allreduce on GPU buffers, "
+      "and " +
+      unfit);
 }
 
 int GpuColl::ChannelsFor(const CollCall& call) const {
@@ -44,7 +78,41 @@ int GpuColl::ChannelsFor(const CollCall& call) const {
   return static_cast<int>(Min(want, static_cast<uint64_t>(ring_->nchannels())));
 }
 
-Status GpuColl::Launch(const CollCall& call, void* stream) {
+Status GpuColl::Launch(const CollCall& call, void* stream, Choice choice) {
+  if (call.func == Func::kAllReduce) {
+    GR_ASSIGN_OR_RETURN(const Algo algo, AllReduceAlgo(call, choice));
+    if (algo == Algo::kOneShot) return LaunchOneShot(call, stream);
+  }
+  return LaunchRing(call, stream);
+}
+
+Status GpuColl::LaunchOneShot(const CollCall& call, void* stream) {
+  const void* kernel = dev::OneShotKernel(call.type, call.op);
+  if (kernel == nullptr) {
+    return Unsupported(std::string("this build has no device kernels for ") + DataTypeName(call.type) +
+                       " (GPURUN_DEVICE_TYPES=" + dev::BuiltDeviceTypes() + ")");
+  }
+  if (oneshot_ == nullptr) {
+    GR_ASSIGN_OR_RETURN(oneshot_, OneShotPeers::Create(link_, device_, opt_.oneshot_bytes));
+  }
+  const uint64_t bytes = call.count * static_cast<uint64_t>(ElemSize(call.type));
+  DevOneShotLaunch l{};
+  oneshot_->Fill(&l);
+  l.send = call.send;
+  l.recv = call.recv;
+  l.error = error_;
+  l.abort = abort_;
+  l.timeout_ns = static_cast<uint64_t>(opt_.timeout_s * 1e9);
+  l.bytes = bytes;
+  l.divisor = call.op == RedOp::kAvg ? static_cast<uint32_t>(link_.size()) : 0u;
+  const uint64_t lines = DivUp(bytes, kOneShotLineData);
+  const auto blocks = static_cast<int>(
+      Min<uint64_t>(static_cast<uint64_t>(opt_.oneshot_blocks), DivUp(lines, uint64_t{kOneShotThreads})));
+  GR_CUDA_RETURN_IF_ERROR(dev::LaunchOneShotKernel(kernel, l, blocks, stream));
+  return OkStatus();
+}
+
+Status GpuColl::LaunchRing(const CollCall& call, void* stream) {
   const void* kernel = dev::RingKernel(call.type, call.op);
   if (kernel == nullptr) {
     return Unsupported(std::string("this build has no device kernels for ") + DataTypeName(call.type) +

@@ -34,11 +34,16 @@ Status GpuColl::CheckDeviceError() {
   std::atomic_thread_fence(std::memory_order_acquire);
   DevError e;
   std::memcpy(&e, error_, sizeof(e));
-  const int peer = ring_ == nullptr ? 0 : e.sending != 0 ? ring_->next() : ring_->prev();
-  const std::string what = std::string(e.sending != 0 ? "for " : "for data from ") + link_.DescribePeer(peer) +
-                           (e.sending != 0 ? " to free a FIFO slot" : "") + " on GPU channel " +
-                           std::to_string(e.channel) + " (step " + std::to_string(e.step) + ", counter at " +
-                           std::to_string(e.value) + ")";
+  std::string what;
+  if (e.channel == kDirectWaitChannel) {
+    what = "for data from " + link_.DescribePeer(static_cast<int>(e.peer)) + " in a one-shot allreduce (flag " +
+           std::to_string(e.step) + ", a line held flag " + std::to_string(e.value) + ")";
+  } else {
+    const int peer = ring_ == nullptr ? 0 : e.sending != 0 ? ring_->next() : ring_->prev();
+    what = std::string(e.sending != 0 ? "for " : "for data from ") + link_.DescribePeer(peer) +
+           (e.sending != 0 ? " to free a FIFO slot" : "") + " on GPU channel " + std::to_string(e.channel) + " (step " +
+           std::to_string(e.step) + ", counter at " + std::to_string(e.value) + ")";
+  }
   Status status = e.code == static_cast<uint32_t>(DevErrorCode::kTimeout)
                       ? TimeoutError("a GPU collective waited GPURUN_TIMEOUT " + what)
                       : RemoteError("a GPU collective was aborted while it waited " + what);
@@ -50,9 +55,9 @@ Status GpuColl::WaitDone() {
   auto event = static_cast<cudaEvent_t>(done_event_);
   GR_CUDA_RETURN_IF_ERROR(cudaEventRecord(event, nullptr));
   const int n = link_.size();
-  // Ring neighbours (none yet when nothing was launched: a count of 0).
-  const int prev = ring_ != nullptr ? ring_->prev() : link_.rank();
-  const int next = ring_ != nullptr ? ring_->next() : link_.rank();
+  // Ring neighbours, or the neighbours by rank before the first ring call.
+  const int prev = ring_ != nullptr ? ring_->prev() : (link_.rank() + n - 1) % n;
+  const int next = ring_ != nullptr ? ring_->next() : (link_.rank() + 1) % n;
   const auto start = Clock::now();
   auto next_check = start + kPeerCheckEvery;
   bool aborted = false;

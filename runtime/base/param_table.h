@@ -33,6 +33,8 @@ extern const IntParam kNChannels;  // GPURUN_NCHANNELS: channels per collective,
 
 // GPU collectives (coll/gpu).
 extern const IntParam kGpuNChannels;       // GPURUN_GPU_NCHANNELS: most channels (blocks) per launch, 0 = topology's
+extern const SizeParam kGpuOneShotBytes;   // GPURUN_GPU_ONESHOT_BYTES: one-shot allreduce up to this size
+extern const IntParam kGpuOneShotBlocks;   // GPURUN_GPU_ONESHOT_BLOCKS: most blocks of a one-shot launch
 extern const IntParam kGpuNThreads;        // GPURUN_GPU_NTHREADS: threads per block
 extern const SizeParam kGpuBuffSize;       // GPURUN_GPU_BUFFSIZE: Simple FIFO bytes per connection
 extern const EnumParam kGpuPath;           // GPURUN_GPU_PATH: auto|ipc|host, where GPU FIFOs between two ranks live

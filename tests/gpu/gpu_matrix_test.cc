@@ -104,6 +104,33 @@ std::vector<GpuCase> VariantCases() {
   return cases;
 }
 
+// The one-shot allreduce, forced (GPURUN_ALGO=oneshot GPURUN_PROTO=ll):
+// every type and op, sizes up to 262147 elements (2 MiB of doubles, within
+// the default GPURUN_GPU_ONESHOT_BYTES), misaligned buffers, on 2 and 4
+// ranks, null and stream, over CUDA IPC and through host memory.
+std::vector<GpuCase> OneShotCases() {
+  std::vector<GpuCase> cases;
+  for (bool host : {false, true}) {
+    for (int ranks : {2, 4}) {
+      for (bool stream : {false, true}) {
+        if (host && !stream) continue;
+        GpuCase g;
+        g.variant = {Algo::kOneShot, Proto::kLL};
+        g.name = ModeName(ranks, stream) + (host ? "_hostpath" : "");
+        g.ranks = ranks;
+        g.stream = stream;
+        g.colls = {Coll::kAllreduce};
+        g.slice = {"--types=all", "--ops=all", "--sizes=0,1,7,1023,4099,16411,262147", "--offsets=0,4,12",
+                   "--inplace=out,in"};
+        g.limit_s = 300;
+        if (host) g.env = {{"GPURUN_GPU_PATH", "host"}};
+        cases.push_back(g);
+      }
+    }
+  }
+  return cases;
+}
+
 // The ring collectives and the point-to-point ones with every pair's FIFOs
 // in host shared memory (GPURUN_GPU_PATH=host: the path of GPUs without peer
 // access), on 2 and 4 ranks, stream-ordered, small and large slices.
@@ -213,6 +240,7 @@ INSTANTIATE_TEST_SUITE_P(Variants, CollMatrixGpu, ::testing::ValuesIn(VariantCas
 INSTANTIATE_TEST_SUITE_P(P2p, CollMatrixGpu, ::testing::ValuesIn(P2pCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(P2pVariants, CollMatrixGpu, ::testing::ValuesIn(P2pVariantCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(Others, CollMatrixGpu, ::testing::ValuesIn(OtherCases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(OneShot, CollMatrixGpu, ::testing::ValuesIn(OneShotCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(HostPath, CollMatrixGpu, ::testing::ValuesIn(HostPathCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(RingOrder, CollMatrixGpu, ::testing::ValuesIn(RingOrderCases()), CaseName);
 

@@ -202,6 +202,15 @@ TEST(ExpectRejectedOnDevice, OnlyRingSimpleForTheGpuCollectives) {
     EXPECT_STREQ(RejectingVariableOnDevice(c, Algo::kTree, Proto::kSimple), "GPURUN_ALGO");
     EXPECT_STREQ(RejectingVariableOnDevice(c, Algo::kRing, Proto::kLL128), "GPURUN_PROTO");
   }
+  // Allreduce also has oneshot/LL, and nothing else does.
+  EXPECT_FALSE(ExpectRejectedOnDevice(Coll::kAllreduce, Algo::kOneShot, Proto::kLL));
+  EXPECT_FALSE(ExpectRejectedOnDevice(Coll::kAllreduce, Algo::kOneShot, Proto::kAuto));
+  EXPECT_FALSE(ExpectRejectedOnDevice(Coll::kAllreduce, Algo::kAuto, Proto::kLL));
+  EXPECT_TRUE(ExpectRejectedOnDevice(Coll::kAllreduce, Algo::kOneShot, Proto::kSimple));
+  EXPECT_STREQ(RejectingVariableOnDevice(Coll::kAllreduce, Algo::kOneShot, Proto::kSimple), "GPURUN_PROTO");
+  EXPECT_TRUE(ExpectRejectedOnDevice(Coll::kAllreduce, Algo::kRing, Proto::kLL));
+  EXPECT_TRUE(ExpectRejectedOnDevice(Coll::kBcast, Algo::kOneShot, Proto::kLL));
+  EXPECT_STREQ(RejectingVariableOnDevice(Coll::kBcast, Algo::kOneShot, Proto::kLL), "GPURUN_ALGO");
   // The barrier keeps the host rules.
   EXPECT_EQ(ExpectRejectedOnDevice(Coll::kBarrier, Algo::kTree, Proto::kLL),
             ExpectRejected(Coll::kBarrier, Algo::kTree, Proto::kLL));

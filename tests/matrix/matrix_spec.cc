@@ -170,12 +170,18 @@ std::vector<Coll> P2pColls() {
 bool ExpectRejectedOnDevice(Coll coll, Algo algo, Proto proto) {
   if (IsP2pColl(coll)) return false;  // device point-to-point: no algorithm to restrict
   if (!GpuServes(coll)) return ExpectRejected(coll, algo, proto);
-  return (algo != Algo::kAuto && algo != Algo::kRing) || (proto != Proto::kAuto && proto != Proto::kSimple);
+  const bool ring = (algo == Algo::kAuto || algo == Algo::kRing) && (proto == Proto::kAuto || proto == Proto::kSimple);
+  // Allreduce also runs one-shot over LL lines (calls up to GPURUN_GPU_ONESHOT_BYTES).
+  const bool oneshot = coll == Coll::kAllreduce && (algo == Algo::kAuto || algo == Algo::kOneShot) &&
+                       (proto == Proto::kAuto || proto == Proto::kLL);
+  return !ring && !oneshot;
 }
 
 const char* RejectingVariableOnDevice(Coll coll, Algo algo, Proto proto) {
   if (!GpuServes(coll)) return RejectingVariable(coll, algo, proto);
-  return algo != Algo::kAuto && algo != Algo::kRing ? "GPURUN_ALGO" : "GPURUN_PROTO";
+  const bool algo_exists = algo == Algo::kAuto || algo == Algo::kRing ||
+                           (coll == Coll::kAllreduce && algo == Algo::kOneShot);
+  return algo_exists ? "GPURUN_PROTO" : "GPURUN_ALGO";
 }
 
 size_t VCount(size_t c, int rank) {

@@ -15,8 +15,11 @@ namespace {
 class GpuOptionsTest : public ::testing::Test {
  protected:
   void TearDown() override {
-    for (const auto& [name, value] :
-         {std::pair{"GPURUN_GPU_NCHANNELS", "0"}, {"GPURUN_GPU_NTHREADS", "256"}, {"GPURUN_GPU_BUFFSIZE", "4M"}}) {
+    for (const auto& [name, value] : {std::pair{"GPURUN_GPU_NCHANNELS", "0"},
+                                      {"GPURUN_GPU_NTHREADS", "256"},
+                                      {"GPURUN_GPU_BUFFSIZE", "4M"},
+                                      {"GPURUN_GPU_ONESHOT_BYTES", "4M"},
+                                      {"GPURUN_GPU_ONESHOT_BLOCKS", "128"}}) {
       ASSERT_TRUE(ParamRegistry::Global().Override(name, value).ok());
     }
   }
@@ -32,17 +35,23 @@ TEST_F(GpuOptionsTest, Defaults) {
   EXPECT_EQ(o->max_channels, 0) << "0: the topology chooses";
   EXPECT_EQ(o->nthreads, 256);
   EXPECT_EQ(o->buffer_bytes, kSimpleDefaultBufferBytes);
+  EXPECT_EQ(o->oneshot_bytes, 4u << 20);
+  EXPECT_EQ(o->oneshot_blocks, 128);
 }
 
 TEST_F(GpuOptionsTest, OverridesAreTaken) {
   Set("GPURUN_GPU_NCHANNELS", "7");
   Set("GPURUN_GPU_NTHREADS", "512");
   Set("GPURUN_GPU_BUFFSIZE", "8M");
+  Set("GPURUN_GPU_ONESHOT_BYTES", "0");
+  Set("GPURUN_GPU_ONESHOT_BLOCKS", "9");
   StatusOr<GpuCollOptions> o = LoadGpuCollOptions();
   ASSERT_TRUE(o.ok()) << o.status().message();
   EXPECT_EQ(o->max_channels, 7);
   EXPECT_EQ(o->nthreads, 512);
   EXPECT_EQ(o->buffer_bytes, 8u << 20);
+  EXPECT_EQ(o->oneshot_bytes, 0u) << "0: never one-shot";
+  EXPECT_EQ(o->oneshot_blocks, 9);
 }
 
 TEST_F(GpuOptionsTest, UnusableValuesNameTheVariable) {

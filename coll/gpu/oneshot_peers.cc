@@ -1,0 +1,111 @@
+// The one-shot allreduce's scratch buffers (oneshot_peers.h).
+#include "coll/gpu/oneshot_peers.h"
+
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <string>
+
+#include "coll/host/conn_group.h"
+#include "p2p/cuda_ipc/cuda_status.h"
+#include "runtime/base/log.h"
+
+namespace gpurun::coll {
+namespace {
+
+struct Counters {
+  uint64_t calls;
+  uint32_t blocks_done;
+  uint32_t pad;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<OneShotPeers>> OneShotPeers::Create(CommLink& link, int device, uint64_t max_bytes) {
+  if (link.size() < 2 || link.size() > kMaxOneShotRanks) {
+    return InternalError("a one-shot allreduce needs 2.." + std::to_string(kMaxOneShotRanks) + " ranks, not " +
+                         std::to_string(link.size()));
+  }
+  std::unique_ptr<OneShotPeers> p(new OneShotPeers());
+  p->device_ = device;
+  p->rank_ = link.rank();
+  p->nranks_ = link.size();
+  p->max_bytes_ = max_bytes;
+  p->slot_bytes_ = OneShotSlotBytes(max_bytes);
+  GR_RETURN_IF_ERROR(p->Exchange(link));
+  const Counters zero{};
+  GR_ASSIGN_OR_RETURN(p->counters_, cuda::UploadToDevice(device, &zero, sizeof(zero)));
+  GR_LOG(Info, Coll) << "GPU one-shot allreduce ready: GPU " << device << ", calls up to " << max_bytes
+                     << " B, scratch of " << 2 * p->slot_bytes_ * static_cast<uint64_t>(p->nranks_) << " B in "
+                     << PeerPathName(p->mine_->path());
+  return p;
+}
+
+// Host memory when any peer cannot map this GPU's memory (every peer maps
+// this rank's buffer).
+StatusOr<PeerPath> OneShotPeers::ChoosePath(CommLink& link) {
+  GpuIdentity me{};
+  const StatusOr<GpuIdentity> identity = IdentityOf(device_);
+  if (identity.ok()) me = *identity;
+  std::vector<GpuIdentity> all(static_cast<size_t>(link.size()));
+  GR_RETURN_IF_ERROR(link.AllGather(&me, sizeof(me), all.data()));
+  GR_RETURN_IF_ERROR(identity.status());
+  GR_ASSIGN_OR_RETURN(const PathChoice choice, LoadPathChoice());
+  PeerPath path = PeerPath::kCudaIpc;
+  for (int peer = 0; peer < link.size(); ++peer) {
+    if (peer == link.rank()) continue;
+    GR_ASSIGN_OR_RETURN(const PeerPath p,
+                        PathTo(link, peer, device_, all[static_cast<size_t>(peer)], choice, "one-shot allreduce"));
+    if (p == PeerPath::kHost) path = PeerPath::kHost;
+  }
+  return path;
+}
+
+Status OneShotPeers::Exchange(CommLink& link) {
+  const int n = link.size();
+  Status made;
+  const StatusOr<PeerPath> path = ChoosePath(link);
+  const MemoryOffer me =
+      OfferOwnMemory(path, device_, 2 * slot_bytes_ * static_cast<uint64_t>(n),
+                     ConnGroup::SegmentName(link.UniqueName(), kGpuOneShotSegmentGroup, link.rank()), &mine_, &made);
+  std::vector<MemoryOffer> all(static_cast<size_t>(n));
+  GR_RETURN_IF_ERROR(link.AllGather(&me, sizeof(me), all.data()));
+  GR_RETURN_IF_ERROR(made);
+  for (int peer = 0; peer < n; ++peer) {
+    if (all[static_cast<size_t>(peer)].ok == 0) {
+      return RemoteError("GPU one-shot allreduce set-up failed on " + link.DescribePeer(peer));
+    }
+  }
+  peers_.resize(static_cast<size_t>(n));
+  for (int peer = 0; peer < n; ++peer) {
+    if (peer == link.rank()) continue;
+    GR_ASSIGN_OR_RETURN(peers_[static_cast<size_t>(peer)],
+                        PeerMapping::Open(all[static_cast<size_t>(peer)].memory, device_));
+  }
+  // Once every peer mapped it, a host segment's name can go.
+  char done = 1;
+  std::string dones(static_cast<size_t>(n), '\0');
+  GR_RETURN_IF_ERROR(link.AllGather(&done, 1, dones.data()));
+  return mine_->Unlink();
+}
+
+void OneShotPeers::Fill(DevOneShotLaunch* l) const {
+  for (int r = 0; r < kMaxOneShotRanks; ++r) {
+    const bool peer = r < nranks_ && peers_[static_cast<size_t>(r)] != nullptr;
+    l->peer_scratch[r] = peer ? static_cast<uint8_t*>(peers_[static_cast<size_t>(r)]->device_ptr()) : nullptr;
+  }
+  l->scratch = static_cast<const uint8_t*>(mine_->device_ptr());
+  auto* counters = static_cast<Counters*>(counters_);
+  l->calls = &counters->calls;
+  l->blocks_done = &counters->blocks_done;
+  l->slot_bytes = slot_bytes_;
+  l->nranks = nranks_;
+  l->rank = rank_;
+}
+
+OneShotPeers::~OneShotPeers() {
+  cudaSetDevice(device_);
+  if (counters_ != nullptr) cudaFree(counters_);
+}
+
+}  // namespace gpurun::coll
