@@ -101,6 +101,10 @@ gpurun::Status CheckCombinations(const BenchArgs& args, bool nccl_lib_given) {
   const bool cuda = args.device == BenchDevice::kCuda;
   if (args.blocking && !cuda) return InvalidArgument("--blocking needs --device cuda (host buffers always block)");
   if (args.compare_nccl && !cuda) return InvalidArgument("--compare nccl needs --device cuda");
+  if (args.graph && !cuda) return InvalidArgument("--graph needs --device cuda");
+  if (args.graph && args.blocking) {
+    return InvalidArgument("--graph and --blocking exclude each other (a graph replays stream-ordered calls)");
+  }
   if (nccl_lib_given && !args.compare_nccl) return InvalidArgument("--nccl-lib needs --compare nccl");
   if (args.min_bytes > args.max_bytes) return InvalidArgument("-b is larger than -e");
   return gpurun::OkStatus();
@@ -158,7 +162,7 @@ void PrintBenchUsage() {
       " [-D USEC]\n"
       "       gpurun -n N gpurun-bench COLLECTIVE|all [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [-n ITERS] [-w WARMUP]\n"
       "                               [-c CHECKS] [-d TYPE|all] [-o OP|all] [-r ROOT|all] [--json FILE]\n"
-      "                               [--device host|cuda] [--blocking] [--compare nccl] [--nccl-lib PATH]\n"
+      "                               [--device host|cuda] [--blocking | --graph] [--compare nccl] [--nccl-lib PATH]\n"
       "  latency: one-way time of a ping-pong between ranks 0 and 1 (osu_latency)\n"
       "  bw:      streaming bandwidth from rank 0 to rank 1, WINDOW messages in flight (osu_bw)\n"
       "  COLLECTIVE: allreduce bcast reduce allgather reducescatter alltoall gather scatter sendrecv barrier,\n"
@@ -171,7 +175,9 @@ void PrintBenchUsage() {
       "  Sizes accept units (4K, 1M). Collectives default to -b 8 -e 16M -f 2, -d float -o sum -r 0.\n"
       "  -D sleeps USEC before each wait for the peer (instruction counts under callgrind, not timing).\n"
       "  --device cuda: buffers from cudaMalloc on GPU (GPURUN_LOCAL_RANK mod the visible GPUs); the calls are\n"
-      "  enqueued on one stream per rank and timed to a cudaStreamSynchronize; --blocking passes GR_STREAM_HOST.\n"
+      "  enqueued on one stream per rank and timed to a cudaStreamSynchronize; --blocking passes GR_STREAM_HOST;\n"
+      "  --graph captures the timed calls (of every library) in one CUDA graph after the eager warm-up and\n"
+      "  times one replay of it (nccl-tests -G).\n"
       "  --compare nccl: the same rows through NCCL (dlopen'd; --nccl-lib PATH), with busbw(gpurun)/busbw(nccl);\n"
       "  needs NCCL_NVLS_ENABLE unset or 0 (set to 0 when unset).\n"
       "  Exit status of the collectives: 0 all right, 1 wrong elements, 2 bad arguments or setup, 3 a library\n"
@@ -196,9 +202,9 @@ StatusOr<BenchArgs> ParseBenchArgs(int argc, char** argv) {
   bool nccl_lib_given = false;
   for (int i = 2; i < argc; ++i) {
     const std::string_view flag = Canonical(argv[i]);
-    if (flag == "--blocking") {  // the one option without a value
-      if (args.colls.empty()) return InvalidArgument("unknown option --blocking for " + args.command);
-      args.blocking = true;
+    if (flag == "--blocking" || flag == "--graph") {  // the options without a value
+      if (args.colls.empty()) return InvalidArgument("unknown option " + std::string(flag) + " for " + args.command);
+      (flag == "--blocking" ? args.blocking : args.graph) = true;
       continue;
     }
     if (i + 1 >= argc) return InvalidArgument("option " + std::string(argv[i]) + " needs a value");

@@ -46,13 +46,15 @@ struct BenchArgs {
   std::string json_path;  // empty: no JSON
   BenchDevice device = BenchDevice::kHost;
   bool blocking = false;                  // cuda: calls get GR_STREAM_HOST, not the stream
+  bool graph = false;                     // cuda: the timed calls are captured in a CUDA graph and replayed
   bool compare_nccl = false;              // cuda: every row through NCCL as well
   std::string nccl_lib = "libnccl.so.2";  // what --compare nccl dlopens
 };
 
 // Parses argv (argv[1] is the command). The collectives default to
-// -b 8 -e 16M; latency and bw to -b 0 -e 4M. --blocking and --compare need
-// --device cuda, --nccl-lib needs --compare nccl.
+// -b 8 -e 16M; latency and bw to -b 0 -e 4M. --blocking, --graph and
+// --compare need --device cuda, --nccl-lib needs --compare nccl; --graph
+// and --blocking exclude each other.
 gpurun::StatusOr<BenchArgs> ParseBenchArgs(int argc, char** argv);
 
 // The usage text, for stderr.

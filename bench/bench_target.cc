@@ -21,6 +21,10 @@ class HostTarget : public BenchTarget {
   gpurun::Status Sync() override { return gpurun::OkStatus(); }
   gpurun::Status Upload(size_t) override { return gpurun::OkStatus(); }
   gpurun::Status Download(size_t) override { return gpurun::OkStatus(); }
+  gpurun::Status BeginCapture() override { return gpurun::Unsupported("CUDA graphs need --device cuda"); }
+  gpurun::Status EndCapture() override { return gpurun::Unsupported("CUDA graphs need --device cuda"); }
+  gpurun::Status Replay() override { return gpurun::Unsupported("CUDA graphs need --device cuda"); }
+  void DropGraph() override {}
 
  private:
   CollBuffers buffers_;

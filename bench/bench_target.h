@@ -36,6 +36,14 @@ class BenchTarget {
   virtual gpurun::Status Upload(size_t bytes) = 0;
   // Copies the first `bytes` of the receive buffer back to the mirror, and waits.
   virtual gpurun::Status Download(size_t bytes) = 0;
+  // --graph: starts capturing stream() (this thread's calls), ends it into
+  // an instantiated graph, launches that graph on stream(), and destroys it
+  // (before the library whose calls it holds goes: NCCL's teardown waits for
+  // graphs that hold its work). Unsupported on the host.
+  virtual gpurun::Status BeginCapture() = 0;
+  virtual gpurun::Status EndCapture() = 0;
+  virtual gpurun::Status Replay() = 0;
+  virtual void DropGraph() = 0;
 };
 
 // Host buffers of max_bytes each, page-aligned and touched.

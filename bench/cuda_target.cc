@@ -13,6 +13,7 @@ class CudaTarget : public BenchTarget {
   CudaTarget& operator=(const CudaTarget&) = delete;
 
   ~CudaTarget() override {
+    DropGraph();
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
     cudaFree(recv_);
     cudaFree(send_);
@@ -47,6 +48,25 @@ class CudaTarget : public BenchTarget {
     return Sync();
   }
 
+  gpurun::Status BeginCapture() override {
+    DropGraph();
+    return CudaCheck(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+  }
+
+  gpurun::Status EndCapture() override {
+    GR_RETURN_IF_ERROR(CudaCheck(cudaStreamEndCapture(stream_, &graph_), "cudaStreamEndCapture"));
+    return CudaCheck(cudaGraphInstantiate(&exec_, graph_, 0), "cudaGraphInstantiate");
+  }
+
+  gpurun::Status Replay() override { return CudaCheck(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch"); }
+
+  void DropGraph() override {
+    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
+    if (graph_ != nullptr) cudaGraphDestroy(graph_);
+    exec_ = nullptr;
+    graph_ = nullptr;
+  }
+
  private:
   gpurun::Status Copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
     return CudaCheck(cudaMemcpyAsync(dst, src, bytes, kind, stream_), "cudaMemcpyAsync for the data check");
@@ -54,6 +74,8 @@ class CudaTarget : public BenchTarget {
 
   CollBuffers mirror_;
   size_t max_bytes_;
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
   void* send_ = nullptr;
   void* recv_ = nullptr;
   cudaStream_t stream_ = nullptr;

@@ -27,13 +27,15 @@ std::string NcclVersionText(int code) {
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(code % 100);
 }
 
-std::string LaunchLine(int local_ranks, int gpus, bool blocking) {
+std::string LaunchLine(int local_ranks, int gpus, bool blocking, bool graph) {
   std::string s = "launch: ";
   if (local_ranks <= gpus) {
     s += "one process per GPU";
   } else {
     s += std::to_string(local_ranks) + " processes per node sharing " + std::to_string(gpus) + " GPU(s)";
   }
-  s += ", eager launches (no CUDA graph), ";
+  s += graph ? ", the timed calls replayed from one CUDA graph per row and library (captured after an eager "
+               "warm-up), "
+             : ", eager launches (no CUDA graph), ";
   return s + (blocking ? "blocking (GR_STREAM_HOST; NCCL: cudaStreamSynchronize after each call)" : "stream-ordered");
 }

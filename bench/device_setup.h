@@ -27,6 +27,6 @@ std::string NcclVersionText(int code);
 // The header's launch line, e.g. "launch: one process per GPU, eager launches
 // (no CUDA graph), stream-ordered". `local_ranks`: ranks on the node, `gpus`:
 // GPUs visible to each.
-std::string LaunchLine(int local_ranks, int gpus, bool blocking);
+std::string LaunchLine(int local_ranks, int gpus, bool blocking, bool graph);
 
 #endif  // GPURUN_BENCH_DEVICE_SETUP_H_

@@ -112,8 +112,11 @@ TEST(BenchArgs, RejectsBadArguments) {
       {"bw", "--blocking"},
       {"allreduce", "--device", "gpu"},
       {"allreduce", "--device"},
-      {"allreduce", "--blocking"},         // needs --device cuda
-      {"allreduce", "--compare", "nccl"},  // needs --device cuda
+      {"allreduce", "--blocking"},                                 // needs --device cuda
+      {"allreduce", "--graph"},                                    // needs --device cuda
+      {"latency", "--graph"},                                      // collectives only
+      {"allreduce", "--device", "cuda", "--graph", "--blocking"},  // exclude each other
+      {"allreduce", "--compare", "nccl"},                          // needs --device cuda
       {"allreduce", "--device", "host", "--compare", "nccl"},
       {"allreduce", "--device", "cuda", "--compare", "mpi"},
       {"allreduce", "--device", "cuda", "--nccl-lib", "/x/libnccl.so"},  // needs --compare nccl
@@ -154,6 +157,17 @@ TEST(BenchArgs, CudaCompareAndBlocking) {
   ASSERT_TRUE(last.ok()) << last.status().message();
   EXPECT_TRUE(last->blocking);
   EXPECT_TRUE(Parse({"bcast", "--device", "host"}).ok());
+  EXPECT_FALSE(a->graph);
+}
+
+TEST(BenchArgs, GraphReplay) {
+  auto a = Parse({"allreduce", "--device", "cuda", "--graph", "--compare", "nccl"});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_TRUE(a->graph);
+  EXPECT_FALSE(a->blocking);
+  auto both = Parse({"allreduce", "--device", "cuda", "--blocking", "--graph"});
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.status().message().find("exclude each other"), std::string::npos) << both.status().message();
 }
 
 TEST(BenchArgs, CompareErrorsSayWhatIsMissing) {

@@ -44,11 +44,16 @@ TEST(NcclVersion, BothEncodings) {
 }
 
 TEST(LaunchLine, StatesProcessesLaunchesAndOrdering) {
-  EXPECT_EQ(LaunchLine(2, 2, false), "launch: one process per GPU, eager launches (no CUDA graph), stream-ordered");
-  EXPECT_EQ(LaunchLine(1, 8, false), "launch: one process per GPU, eager launches (no CUDA graph), stream-ordered");
-  const std::string blocking = LaunchLine(2, 2, true);
+  EXPECT_EQ(LaunchLine(2, 2, false, false),
+            "launch: one process per GPU, eager launches (no CUDA graph), stream-ordered");
+  EXPECT_EQ(LaunchLine(1, 8, false, false),
+            "launch: one process per GPU, eager launches (no CUDA graph), stream-ordered");
+  const std::string blocking = LaunchLine(2, 2, true, false);
   EXPECT_EQ(blocking.rfind("launch: one process per GPU, eager launches (no CUDA graph), blocking", 0), 0u) << blocking;
-  EXPECT_NE(LaunchLine(4, 2, false).find("4 processes per node sharing 2 GPU(s)"), std::string::npos);
+  EXPECT_NE(LaunchLine(4, 2, false, false).find("4 processes per node sharing 2 GPU(s)"), std::string::npos);
+  const std::string graph = LaunchLine(2, 2, false, true);
+  EXPECT_NE(graph.find("replayed from one CUDA graph"), std::string::npos) << graph;
+  EXPECT_EQ(graph.find("eager launches"), std::string::npos) << graph;
 }
 
 }  // namespace
