@@ -179,8 +179,8 @@ bool ExpectRejectedOnDevice(Coll coll, Algo algo, Proto proto) {
 
 const char* RejectingVariableOnDevice(Coll coll, Algo algo, Proto proto) {
   if (!GpuServes(coll)) return RejectingVariable(coll, algo, proto);
-  const bool algo_exists = algo == Algo::kAuto || algo == Algo::kRing ||
-                           (coll == Coll::kAllreduce && algo == Algo::kOneShot);
+  const bool algo_exists =
+      algo == Algo::kAuto || algo == Algo::kRing || (coll == Coll::kAllreduce && algo == Algo::kOneShot);
   return algo_exists ? "GPURUN_PROTO" : "GPURUN_ALGO";
 }
 
