@@ -49,6 +49,10 @@ struct SendConn {
   std::byte* buf = nullptr;  // the receiver's FIFO slots (shm) or staging (net)
   FifoHeader* header = nullptr;
   uint64_t step = 0;
+  // shm: the receiver's head as last read. The sender reads header->head
+  // (a line the receiver writes every step, so each read is a cache miss)
+  // only when this copy does not show the slot free.
+  uint64_t head_seen = 0;
   LinkRequest* pending[kFifoSteps] = {};  // net: the message of each slot in flight
 };
 

@@ -1,8 +1,23 @@
-// Packing of one step's data into LL / LL128 lines of a FIFO slot and back,
-// on the host (wire_format.h has the line formats). A step may fill only
-// part of its slot; the last line of a step may be partly filled (zero
+// Packing of one step's data into LL / LL128 lines of a FIFO and back, on
+// the host (wire_format.h has the line formats). Pack and Unpack take the
+// whole FIFO (kFifoSteps slots, `fifo_bytes`) and the step. A step may fill
+// only part of its slot; the last line of a step may be partly filled (zero
 // padded). Pack honours LL's clean rule: at a step where LLNeedsClean holds,
 // every further line of the slot is rewritten with the current flag.
+//
+// LL keeps the first kLLSharedLines lines of every step interleaved at the
+// start of the FIFO and the rest of each step's lines in a contiguous slot
+// after them: with H = min(kLLSharedLines, L) and L lines per step, line
+// j < H of step s is line j * kFifoSteps + s % kFifoSteps, line j >= H is
+// line H * kFifoSteps + (s % kFifoSteps) * (L - H) + j - H (LL128 keeps one
+// contiguous slot per step, SlotOffset). Consecutive small messages (up to
+// 128 bytes) thus share cache lines: a receiver that fetches one also gets
+// the next ones the sender already wrote, instead of one cache miss per call
+// (a cross-core transfer costs ~240 ns on this machine; issue 4), while the
+// bulk of larger messages stays contiguous for the prefetcher. 4, 8 and 16
+// shared lines measured alike within the noise (bench/coll_compare.sh,
+// 2026-11-30, bcast and reduce 8 B..1 KiB); 16 is what the final
+// comparison ran.
 #ifndef GPURUN_COLL_HOST_HOST_WIRE_H_
 #define GPURUN_COLL_HOST_HOST_WIRE_H_
 
@@ -22,35 +37,51 @@ template <>
 struct HostWire<ProtoLL> {
   static constexpr uint64_t kLineData = 8;
 
-  static void Pack(std::byte* slot, uint64_t slot_bytes, const std::byte* data, uint64_t bytes, uint64_t step) {
-    auto* lines = reinterpret_cast<LLLine*>(slot);
+  // Lines of each step kept interleaved with the other steps' (16 x 8 data
+  // bytes: messages up to 128 bytes).
+  static constexpr uint64_t kLLSharedLines = 16;
+
+  // The index of line `j` of step `step` among the FIFO's lines, with
+  // `step_lines` lines per step.
+  static constexpr uint64_t LineIndex(uint64_t step, uint64_t j, uint64_t step_lines) {
+    const uint64_t slot = step % kFifoSteps;
+    const uint64_t shared = Min(kLLSharedLines, step_lines);
+    return j < shared ? j * kFifoSteps + slot : shared * kFifoSteps + slot * (step_lines - shared) + j - shared;
+  }
+
+  static void Pack(std::byte* fifo, uint64_t fifo_bytes, const std::byte* data, uint64_t bytes, uint64_t step) {
+    auto* lines = reinterpret_cast<LLLine*>(fifo);
+    const uint64_t step_lines = StepBytes(fifo_bytes) / sizeof(LLLine);
     const uint32_t flag = LLFlag(step);
     const uint64_t full = bytes / kLineData;
     for (uint64_t i = 0; i < full; ++i) {
       uint64_t v;
       std::memcpy(&v, data + i * kLineData, kLineData);
-      lines[i].write(v, flag);
+      lines[LineIndex(step, i, step_lines)].write(v, flag);
     }
     uint64_t used = full;
     if (const uint64_t rest = bytes % kLineData; rest != 0) {
       uint64_t v = 0;
       std::memcpy(&v, data + full * kLineData, rest);
-      lines[used++].write(v, flag);
+      lines[LineIndex(step, used++, step_lines)].write(v, flag);
     }
     if (LLNeedsClean(step)) {
-      for (uint64_t i = used; i < slot_bytes / sizeof(LLLine); ++i) lines[i].write(0, flag);
+      for (uint64_t i = used; i < step_lines; ++i) lines[LineIndex(step, i, step_lines)].write(0, flag);
     }
   }
 
   // Reads `bytes` of step `step`; wait(ready) waits until ready() holds.
   template <typename Wait>
-  static Status Unpack(const std::byte* slot, std::byte* data, uint64_t bytes, uint64_t step, Wait&& wait) {
-    const auto* lines = reinterpret_cast<const LLLine*>(slot);
+  static Status Unpack(const std::byte* fifo, uint64_t fifo_bytes, std::byte* data, uint64_t bytes, uint64_t step,
+                       Wait&& wait) {
+    const auto* lines = reinterpret_cast<const LLLine*>(fifo);
+    const uint64_t step_lines = StepBytes(fifo_bytes) / sizeof(LLLine);
     const uint32_t flag = LLFlag(step);
     const uint64_t nlines = DivUp(bytes, kLineData);
     for (uint64_t i = 0; i < nlines; ++i) {
-      uint64_t v;
-      if (!lines[i].read(flag, &v)) GR_RETURN_IF_ERROR(wait([&] { return lines[i].read(flag, &v); }));
+      const LLLine& line = lines[LineIndex(step, i, step_lines)];
+      uint64_t v = 0;
+      if (!line.read(flag, &v)) GR_RETURN_IF_ERROR(wait([&] { return line.read(flag, &v); }));
       const uint64_t n = Min(kLineData, bytes - i * kLineData);
       std::memcpy(data + i * kLineData, &v, n);
     }
@@ -62,8 +93,8 @@ template <>
 struct HostWire<ProtoLL128> {
   static constexpr uint64_t kLineData = kLL128DataWords * 8;
 
-  static void Pack(std::byte* slot, uint64_t /*slot_bytes*/, const std::byte* data, uint64_t bytes, uint64_t step) {
-    auto* lines = reinterpret_cast<LL128Line*>(slot);
+  static void Pack(std::byte* fifo, uint64_t fifo_bytes, const std::byte* data, uint64_t bytes, uint64_t step) {
+    auto* lines = reinterpret_cast<LL128Line*>(fifo + SlotOffset(step, fifo_bytes));
     const uint64_t flag = LL128Flag(step);
     const uint64_t nlines = DivUp(bytes, kLineData);
     uint64_t words[kLL128DataWords];
@@ -76,8 +107,9 @@ struct HostWire<ProtoLL128> {
   }
 
   template <typename Wait>
-  static Status Unpack(const std::byte* slot, std::byte* data, uint64_t bytes, uint64_t step, Wait&& wait) {
-    const auto* lines = reinterpret_cast<const LL128Line*>(slot);
+  static Status Unpack(const std::byte* fifo, uint64_t fifo_bytes, std::byte* data, uint64_t bytes, uint64_t step,
+                       Wait&& wait) {
+    const auto* lines = reinterpret_cast<const LL128Line*>(fifo + SlotOffset(step, fifo_bytes));
     const uint64_t flag = LL128Flag(step);
     const uint64_t nlines = DivUp(bytes, kLineData);
     uint64_t words[kLL128DataWords];

@@ -49,7 +49,7 @@ inline Status Prims<P>::RecvSlice(RecvConn& c, int k, uint64_t step, int nsteps,
   }
   if constexpr (kInline<P>) {
     *data = cfg_.recv_scratch[k];
-    return HostWire<P>::Unpack(slot, cfg_.recv_scratch[k], bytes, step,
+    return HostWire<P>::Unpack(c.buf, cfg_.buffer_bytes, cfg_.recv_scratch[k], bytes, step,
                                [&](auto&& ready) { return WaitUntil(cfg_.site, c.peer, step, kData, ready); });
   } else {
     *data = slot;
@@ -74,7 +74,9 @@ inline Status Prims<P>::SendSlot(SendConn& c, uint64_t step, int nsteps, uint64_
   *slot = kInline<P> ? cfg_.send_scratch : c.buf + SlotOffset(step, cfg_.buffer_bytes);
   if (kInline<P> && bytes == 0) return OkStatus();
   const uint64_t last = step + static_cast<uint64_t>(nsteps) - 1;
-  return WaitUntil(cfg_.site, c.peer, step, kCredit, [&] { return SlotFree(last, c.header->head.load()); });
+  if (SlotFree(last, c.head_seen)) return OkStatus();
+  return WaitUntil(cfg_.site, c.peer, step, kCredit,
+                   [&] { return SlotFree(last, c.head_seen = c.header->head.load()); });
 }
 
 template <typename P>
@@ -86,7 +88,7 @@ inline Status Prims<P>::PublishSend(SendConn& c, uint64_t step, int nsteps, cons
   }
   if constexpr (kInline<P>) {
     if (bytes != 0) {
-      HostWire<P>::Pack(c.buf + SlotOffset(step, cfg_.buffer_bytes), StepBytes(cfg_.buffer_bytes), data, bytes, step);
+      HostWire<P>::Pack(c.buf, cfg_.buffer_bytes, data, bytes, step);
     }
   } else {
     c.header->tail.post(step + static_cast<uint64_t>(nsteps));

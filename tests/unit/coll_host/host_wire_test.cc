@@ -1,5 +1,6 @@
 // LL / LL128 packing of one step on the host (coll/host/host_wire.h):
-// partial last lines, the flags of each step, and LL's clean rule.
+// partial last lines, the flags of each step, LL's clean rule, and LL's
+// layout (consecutive steps' first lines side by side).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -11,15 +12,18 @@ namespace gpurun::coll {
 namespace {
 
 constexpr uint64_t kSlotBytes = 1024;
+constexpr uint64_t kFifoBytes = kFifoSteps * kSlotBytes;
+constexpr uint64_t kLines = kSlotBytes / sizeof(LLLine);  // LL lines per step
 
 template <typename P>
 void RoundTrip(uint64_t bytes, uint64_t step) {
-  alignas(128) std::byte slot[kSlotBytes] = {};
+  alignas(128) static std::byte fifo[kFifoBytes];
+  std::memset(fifo, 0, sizeof(fifo));
   std::vector<std::byte> in(bytes), out(bytes + 1, std::byte{0x5a});
   for (uint64_t i = 0; i < bytes; ++i) in[i] = static_cast<std::byte>(i * 7 + 1);
-  HostWire<P>::Pack(slot, kSlotBytes, in.data(), bytes, step);
+  HostWire<P>::Pack(fifo, kFifoBytes, in.data(), bytes, step);
   int waits = 0;
-  const Status s = HostWire<P>::Unpack(slot, out.data(), bytes, step, [&](auto&&) {
+  const Status s = HostWire<P>::Unpack(fifo, kFifoBytes, out.data(), bytes, step, [&](auto&&) {
     ++waits;
     return TimeoutError("a line was not there");
   });
@@ -29,9 +33,13 @@ void RoundTrip(uint64_t bytes, uint64_t step) {
   EXPECT_EQ(out[bytes], std::byte{0x5a}) << "wrote past the data";
   // The next use of the slot (step + kFifoSteps) does not see this data as its own.
   if (bytes > 0) {
-    const Status next = HostWire<P>::Unpack(slot, out.data(), bytes, step + kFifoSteps,
+    const Status next = HostWire<P>::Unpack(fifo, kFifoBytes, out.data(), bytes, step + kFifoSteps,
                                             [](auto&&) { return TimeoutError("not ready"); });
     EXPECT_EQ(next.code(), grTimeout);
+    // Nor does the neighbouring step.
+    const Status other = HostWire<P>::Unpack(fifo, kFifoBytes, out.data(), bytes, step + 1,
+                                             [](auto&&) { return TimeoutError("not ready"); });
+    EXPECT_EQ(other.code(), grTimeout);
   }
 }
 
@@ -44,22 +52,66 @@ TEST(HostWire, LL128RoundTripsPartialLines) {
 }
 
 TEST(HostWire, LLCleanStepRewritesTheWholeSlot) {
-  alignas(16) std::byte slot[kSlotBytes] = {};
+  alignas(16) static std::byte fifo[kFifoBytes];
+  std::memset(fifo, 0, sizeof(fifo));
   const uint64_t step = kLLCleanMask;  // LLNeedsClean
   ASSERT_TRUE(LLNeedsClean(step));
   const std::byte data[3] = {std::byte{1}, std::byte{2}, std::byte{3}};
-  HostWire<ProtoLL>::Pack(slot, kSlotBytes, data, sizeof(data), step);
-  const auto* lines = reinterpret_cast<const LLLine*>(slot);
-  for (uint64_t i = 0; i < kSlotBytes / sizeof(LLLine); ++i) {
+  HostWire<ProtoLL>::Pack(fifo, kFifoBytes, data, sizeof(data), step);
+  const auto* lines = reinterpret_cast<const LLLine*>(fifo);
+  for (uint64_t j = 0; j < kSlotBytes / sizeof(LLLine); ++j) {
     uint64_t v = 1;
-    EXPECT_TRUE(lines[i].read(LLFlag(step), &v)) << i;
-    EXPECT_EQ(v, i == 0 ? uint64_t{0x030201} : 0u) << i;
+    EXPECT_TRUE(lines[HostWire<ProtoLL>::LineIndex(step, j, kLines)].read(LLFlag(step), &v)) << j;
+    EXPECT_EQ(v, j == 0 ? uint64_t{0x030201} : 0u) << j;
   }
+  // No other step's line was touched.
+  uint64_t touched = 0;
+  for (uint64_t i = 0; i < kFifoBytes / sizeof(LLLine); ++i) touched += lines[i].word[1] != 0 ? 1 : 0;
+  EXPECT_EQ(touched, kSlotBytes / sizeof(LLLine));
   // An ordinary step leaves the lines it does not use alone.
-  alignas(16) std::byte other[kSlotBytes] = {};
-  HostWire<ProtoLL>::Pack(other, kSlotBytes, data, sizeof(data), 6);
+  alignas(16) static std::byte other[kFifoBytes];
+  std::memset(other, 0, sizeof(other));
+  HostWire<ProtoLL>::Pack(other, kFifoBytes, data, sizeof(data), 6);
   uint64_t v;
-  EXPECT_FALSE(reinterpret_cast<const LLLine*>(other)[1].read(LLFlag(6), &v));
+  EXPECT_FALSE(reinterpret_cast<const LLLine*>(other)[HostWire<ProtoLL>::LineIndex(6, 1, kLines)].read(LLFlag(6), &v));
+}
+
+TEST(HostWire, LLFirstLinesInterleavedTheRestContiguous) {
+  constexpr uint64_t kShared = HostWire<ProtoLL>::kLLSharedLines;
+  EXPECT_EQ(HostWire<ProtoLL>::LineIndex(0, 0, kLines), 0u);
+  EXPECT_EQ(HostWire<ProtoLL>::LineIndex(1, 0, kLines), 1u) << "the next step's first line is the next 16 bytes";
+  EXPECT_EQ(HostWire<ProtoLL>::LineIndex(kFifoSteps + 3, 0, kLines), 3u) << "a slot is reused every kFifoSteps";
+  EXPECT_EQ(HostWire<ProtoLL>::LineIndex(0, 1, kLines), kFifoSteps) << "line 1 of every step after the line 0s";
+  EXPECT_EQ(HostWire<ProtoLL>::LineIndex(2, 1, kLines), kFifoSteps + 2);
+  EXPECT_EQ(HostWire<ProtoLL>::LineIndex(0, kShared, kLines), kShared * kFifoSteps) << "then step 0's slot";
+  EXPECT_EQ(HostWire<ProtoLL>::LineIndex(0, kShared + 1, kLines), kShared * kFifoSteps + 1);
+  EXPECT_EQ(HostWire<ProtoLL>::LineIndex(1, kShared, kLines), kShared * kFifoSteps + kLines - kShared);
+  // A FIFO with fewer lines per step than kLLSharedLines interleaves them all.
+  EXPECT_EQ(HostWire<ProtoLL>::LineIndex(3, 1, 2), kFifoSteps + 3);
+  for (uint64_t step_lines : {uint64_t{1}, uint64_t{2}, kShared, kLines}) {
+    std::vector<int> seen(kFifoSteps * step_lines, 0);
+    for (uint64_t step = 0; step < kFifoSteps; ++step) {
+      for (uint64_t j = 0; j < step_lines; ++j) ++seen[HostWire<ProtoLL>::LineIndex(step, j, step_lines)];
+    }
+    for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], 1) << i << " with " << step_lines << " lines per step";
+  }
+  // Eight consecutive one-line steps fill 128 contiguous bytes, all readable.
+  alignas(128) static std::byte fifo[kFifoBytes];
+  std::memset(fifo, 0, sizeof(fifo));
+  for (uint64_t step = 16; step < 16 + kFifoSteps; ++step) {
+    const uint64_t value = step * 3;
+    HostWire<ProtoLL>::Pack(fifo, kFifoBytes, reinterpret_cast<const std::byte*>(&value), 8, step);
+  }
+  for (uint64_t step = 16; step < 16 + kFifoSteps; ++step) {
+    uint64_t got = 0;
+    const Status s = HostWire<ProtoLL>::Unpack(fifo, kFifoBytes, reinterpret_cast<std::byte*>(&got), 8, step,
+                                               [](auto&&) { return TimeoutError("not ready"); });
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(got, step * 3);
+  }
+  const auto* lines = reinterpret_cast<const LLLine*>(fifo);
+  for (uint64_t i = 0; i < kFifoSteps; ++i) EXPECT_NE(lines[i].word[1], 0u) << i;
+  EXPECT_EQ(lines[kFifoSteps].word[1], 0u) << "nothing past the first 128 bytes";
 }
 
 }  // namespace
