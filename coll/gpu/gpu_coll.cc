@@ -40,6 +40,8 @@ StatusOr<std::unique_ptr<GpuColl>> GpuColl::Create(CommLink& link, int device, c
 
 Status GpuColl::Init() {
   GR_ASSIGN_OR_RETURN(override_, LoadCollOverride());
+  oneshot_limit_ = OneShotLimit();
+  oneshot_max_bytes_ = oneshot_limit_.empty() ? opt_.oneshot_bytes : 0;
   GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
   void* host = nullptr;
   GR_CUDA_RETURN_IF_ERROR(cudaHostAlloc(&host, sizeof(DevError) + 64, cudaHostAllocMapped));

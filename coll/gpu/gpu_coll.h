@@ -111,11 +111,11 @@ class GpuColl {
   Status RunChecked(const CollCall& call, void* stream, Choice choice);
   Status RunSingle(const CollCall& call, void* stream);
   Status Launch(const CollCall& call, void* stream, Choice choice);
-  // Allreduce: one-shot up to opt_.oneshot_bytes where it fits (OneShotUnfit
-  // says why not), else ring; a forced one-shot that cannot be honoured is
-  // InvalidUsage saying why.
+  // Allreduce: one-shot up to oneshot_max_bytes_, else ring; a forced
+  // one-shot that cannot be honoured is InvalidUsage saying why.
   StatusOr<Algo> AllReduceAlgo(const CollCall& call, Choice choice) const;
-  std::string OneShotUnfit(uint64_t bytes) const;
+  // Why this communicator cannot run one-shot at all ("" when it can).
+  std::string OneShotLimit() const;
   Status LaunchRing(const CollCall& call, void* stream);
   Status LaunchOneShot(const CollCall& call, void* stream);
   Status WaitDone();
@@ -127,6 +127,8 @@ class GpuColl {
   CollOverride override_;  // GPURUN_ALGO / GPURUN_PROTO, read when made (as HostColl)
   std::unique_ptr<RingConnectors> ring_;
   std::unique_ptr<OneShotPeers> oneshot_;
+  std::string oneshot_limit_;        // OneShotLimit(), from Init
+  uint64_t oneshot_max_bytes_ = 0;   // largest one-shot call: opt_.oneshot_bytes, or 0 with a limit
   DevError* error_ = nullptr;        // host-mapped
   uint32_t* abort_ = nullptr;        // host-mapped
   int32_t* barrier_word_ = nullptr;  // device memory of Barrier

@@ -29,6 +29,12 @@ constexpr uint64_t kMinBytesPerChannel = 64 * 1024;
 constexpr uint64_t kTargetLoops = 4;
 constexpr uint64_t kMinChunkBytes = 128 * 1024;
 
+// A type this build compiled no device kernels for.
+Status NoKernels(DataType type) {
+  return Unsupported(std::string("this build has no device kernels for ") + DataTypeName(type) +
+                     " (GPURUN_DEVICE_TYPES=" + dev::BuiltDeviceTypes() + ")");
+}
+
 }  // namespace
 
 Status GpuColl::CheckOverride(Func func) const {
@@ -40,19 +46,16 @@ Status GpuColl::CheckOverride(Func func) const {
                       ", the GPU path's only algorithm and protocol for it so far");
 }
 
-std::string GpuColl::OneShotUnfit(uint64_t bytes) const {
+std::string GpuColl::OneShotLimit() const {
   const int n = link_.size();
   if (n > kMaxOneShotRanks) {
     return "a one-shot allreduce takes at most " + std::to_string(kMaxOneShotRanks) + " ranks (this communicator has " +
            std::to_string(n) + ")";
   }
-  if (bytes > opt_.oneshot_bytes) {
-    return "this one moves " + std::to_string(bytes) +
-           " B, above GPURUN_GPU_ONESHOT_BYTES=" + std::to_string(opt_.oneshot_bytes);
-  }
   for (int peer = 0; peer < n; ++peer) {
-    if (!link_.SameHost(peer))
+    if (!link_.SameHost(peer)) {
       return "a one-shot allreduce needs every rank on one host; " + link_.DescribePeer(peer) + " is not";
+    }
   }
   return "";
 }
@@ -60,15 +63,16 @@ std::string GpuColl::OneShotUnfit(uint64_t bytes) const {
 StatusOr<Algo> GpuColl::AllReduceAlgo(const CollCall& call, Choice choice) const {
   const uint64_t bytes = call.count * static_cast<uint64_t>(ElemSize(call.type));
   const bool free = choice == Choice::kFree;
-  const bool ring = free || override_.Allowed(Func::kAllReduce, Algo::kRing, Protocol::kSimple);
-  const bool oneshot = free || override_.Allowed(Func::kAllReduce, Algo::kOneShot, Protocol::kLL);
-  const std::string unfit = OneShotUnfit(bytes);
-  if (oneshot && unfit.empty()) return Algo::kOneShot;
-  if (ring) return Algo::kRing;
+  if (bytes <= oneshot_max_bytes_ && (free || override_.Allowed(Func::kAllReduce, Algo::kOneShot, Protocol::kLL))) {
+    return Algo::kOneShot;
+  }
+  if (free || override_.Allowed(Func::kAllReduce, Algo::kRing, Protocol::kSimple)) return Algo::kRing;
+  const std::string unfit = !oneshot_limit_.empty()
+                                ? oneshot_limit_
+                                : "this one moves " + std::to_string(bytes) +
+                                      " B, above GPURUN_GPU_ONESHOT_BYTES=" + std::to_string(opt_.oneshot_bytes);
   return InvalidUsage(
-      "GPURUN_ALGO / GPURUN_PROTO leave oneshot/ll as the only choice for allreduce on GPU buffers, "
-      "and " +
-      unfit);
+      "GPURUN_ALGO / GPURUN_PROTO leave oneshot/ll as the only choice for allreduce on GPU buffers, and " + unfit);
 }
 
 int GpuColl::ChannelsFor(const CollCall& call) const {
@@ -88,10 +92,7 @@ Status GpuColl::Launch(const CollCall& call, void* stream, Choice choice) {
 
 Status GpuColl::LaunchOneShot(const CollCall& call, void* stream) {
   const void* kernel = dev::OneShotKernel(call.type, call.op);
-  if (kernel == nullptr) {
-    return Unsupported(std::string("this build has no device kernels for ") + DataTypeName(call.type) +
-                       " (GPURUN_DEVICE_TYPES=" + dev::BuiltDeviceTypes() + ")");
-  }
+  if (kernel == nullptr) return NoKernels(call.type);
   if (oneshot_ == nullptr) {
     GR_ASSIGN_OR_RETURN(oneshot_, OneShotPeers::Create(link_, device_, opt_.oneshot_bytes));
   }
@@ -114,10 +115,7 @@ Status GpuColl::LaunchOneShot(const CollCall& call, void* stream) {
 
 Status GpuColl::LaunchRing(const CollCall& call, void* stream) {
   const void* kernel = dev::RingKernel(call.type, call.op);
-  if (kernel == nullptr) {
-    return Unsupported(std::string("this build has no device kernels for ") + DataTypeName(call.type) +
-                       " (GPURUN_DEVICE_TYPES=" + dev::BuiltDeviceTypes() + ")");
-  }
+  if (kernel == nullptr) return NoKernels(call.type);
   if (ring_ == nullptr) {
     GR_ASSIGN_OR_RETURN(ring_, RingConnectors::Create(link_, device_, opt_.max_channels, opt_.buffer_bytes));
   }

@@ -63,30 +63,18 @@ StatusOr<PeerPath> OneShotPeers::ChoosePath(CommLink& link) {
 
 Status OneShotPeers::Exchange(CommLink& link) {
   const int n = link.size();
-  Status made;
   const StatusOr<PeerPath> path = ChoosePath(link);
-  const MemoryOffer me =
-      OfferOwnMemory(path, device_, 2 * slot_bytes_ * static_cast<uint64_t>(n),
-                     ConnGroup::SegmentName(link.UniqueName(), kGpuOneShotSegmentGroup, link.rank()), &mine_, &made);
-  std::vector<MemoryOffer> all(static_cast<size_t>(n));
-  GR_RETURN_IF_ERROR(link.AllGather(&me, sizeof(me), all.data()));
-  GR_RETURN_IF_ERROR(made);
+  std::vector<int> others;
   for (int peer = 0; peer < n; ++peer) {
-    if (all[static_cast<size_t>(peer)].ok == 0) {
-      return RemoteError("GPU one-shot allreduce set-up failed on " + link.DescribePeer(peer));
-    }
+    if (peer != link.rank()) others.push_back(peer);
   }
+  GR_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<PeerMapping>> mapped,
+                      ShareOwnMemory(link, path, device_, 2 * slot_bytes_ * static_cast<uint64_t>(n),
+                                     ConnGroup::SegmentName(link.UniqueName(), kGpuOneShotSegmentGroup, link.rank()),
+                                     others, "GPU one-shot allreduce", &mine_));
   peers_.resize(static_cast<size_t>(n));
-  for (int peer = 0; peer < n; ++peer) {
-    if (peer == link.rank()) continue;
-    GR_ASSIGN_OR_RETURN(peers_[static_cast<size_t>(peer)],
-                        PeerMapping::Open(all[static_cast<size_t>(peer)].memory, device_));
-  }
-  // Once every peer mapped it, a host segment's name can go.
-  char done = 1;
-  std::string dones(static_cast<size_t>(n), '\0');
-  GR_RETURN_IF_ERROR(link.AllGather(&done, 1, dones.data()));
-  return mine_->Unlink();
+  for (size_t k = 0; k < others.size(); ++k) peers_[static_cast<size_t>(others[k])] = std::move(mapped[k]);
+  return OkStatus();
 }
 
 void OneShotPeers::Fill(DevOneShotLaunch* l) const {

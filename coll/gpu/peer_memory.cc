@@ -4,6 +4,8 @@
 #include <cuda_runtime.h>
 
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "coll/gpu/peer_reach.h"
 #include "p2p/cuda_ipc/cuda_status.h"
@@ -96,6 +98,54 @@ MemoryOffer OfferOwnMemory(const StatusOr<PeerPath>& path, int device, uint64_t 
   if (made->ok()) offer.memory = (*mine)->record();
   offer.ok = made->ok() ? 1 : 0;
   return offer;
+}
+
+namespace {
+
+// Every rank's ok flag of one step: this rank's own failure, else a
+// RemoteError naming the first rank that failed.
+Status AllRanksOk(CommLink& link, const Status& mine, const std::vector<char>& oks, const char* what) {
+  GR_RETURN_IF_ERROR(mine);
+  for (int rank = 0; rank < link.size(); ++rank) {
+    if (oks[static_cast<size_t>(rank)] == 0) {
+      return RemoteError(std::string(what) + " set-up failed on " + link.DescribePeer(rank));
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::unique_ptr<PeerMapping>>> ShareOwnMemory(CommLink& link, const StatusOr<PeerPath>& path,
+                                                                   int device, uint64_t bytes,
+                                                                   const std::string& shm_name,
+                                                                   const std::vector<int>& peers, const char* what,
+                                                                   std::unique_ptr<OwnMemory>* mine) {
+  const auto n = static_cast<size_t>(link.size());
+  Status made;
+  const MemoryOffer me = OfferOwnMemory(path, device, bytes, shm_name, mine, &made);
+  std::vector<MemoryOffer> offers(n);
+  GR_RETURN_IF_ERROR(link.AllGather(&me, sizeof(me), offers.data()));
+  std::vector<char> oks(n);
+  for (size_t r = 0; r < n; ++r) oks[r] = static_cast<char>(offers[r].ok != 0);
+  GR_RETURN_IF_ERROR(AllRanksOk(link, made, oks, what));
+  // Mapping may fail too: a second round tells every rank, and ends only
+  // once every rank mapped what it needs, so a host segment's name can go.
+  std::vector<std::unique_ptr<PeerMapping>> mapped;
+  Status opened;
+  for (int peer : peers) {
+    auto m = PeerMapping::Open(offers[static_cast<size_t>(peer)].memory, device);
+    if (!m.ok()) {
+      opened = m.status();
+      break;
+    }
+    mapped.push_back(std::move(m).value());
+  }
+  const char ok = opened.ok() ? 1 : 0;
+  GR_RETURN_IF_ERROR(link.AllGather(&ok, 1, oks.data()));
+  GR_RETURN_IF_ERROR(AllRanksOk(link, opened, oks, what));
+  GR_RETURN_IF_ERROR((*mine)->Unlink());
+  return mapped;
 }
 
 StatusOr<std::unique_ptr<OwnMemory>> OwnMemory::Create(PeerPath path, int device, uint64_t bytes,

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "coll/host/comm_link.h"
 #include "p2p/cuda_ipc/ipc_memory.h"
@@ -132,6 +133,20 @@ class PeerMapping {
   bool registered_ = false;
   void* device_ptr_ = nullptr;
 };
+
+// The memory step of a collective set-up over `link` (the ring's, the
+// one-shot allreduce's), reached by every rank also when its own `path`
+// failed, so no rank waits for one that gave up: makes *mine
+// (OfferOwnMemory), gathers every rank's offer, maps the buffers of `peers`
+// (other ranks, no duplicates; the result is in their order) and, once every
+// rank has mapped its peers, removes *mine's host segment name. When any
+// rank's part failed, every rank fails: this rank with its own cause, the
+// others with a RemoteError naming it (`what` names the set-up).
+StatusOr<std::vector<std::unique_ptr<PeerMapping>>> ShareOwnMemory(CommLink& link, const StatusOr<PeerPath>& path,
+                                                                   int device, uint64_t bytes,
+                                                                   const std::string& shm_name,
+                                                                   const std::vector<int>& peers, const char* what,
+                                                                   std::unique_ptr<OwnMemory>* mine);
 
 }  // namespace gpurun::coll
 

@@ -131,34 +131,18 @@ Status RingConnectors::AgreeChannels(CommLink& link, const std::vector<std::stri
 }
 
 Status RingConnectors::Exchange(CommLink& link) {
-  const int n = link.size();
-  // Every rank reaches the second exchange, also when its own part failed,
-  // so that no rank waits there for one that gave up.
-  Status made;
   // ChoosePath sets nchannels_, which the size below needs: two statements.
   const StatusOr<PeerPath> path = ChoosePath(link);
-  const MemoryOffer me =
-      OfferOwnMemory(path, device_, kControlBytes + buffer_bytes_ * static_cast<uint64_t>(nchannels_),
-                     ConnGroup::SegmentName(link.UniqueName(), kGpuRingSegmentGroup, link.rank()), &mine_, &made);
-  const int prev = prev_rank_;
-  const int next = next_rank_;
-  std::vector<MemoryOffer> all(static_cast<size_t>(n));
-  GR_RETURN_IF_ERROR(link.AllGather(&me, sizeof(me), all.data()));
-  GR_RETURN_IF_ERROR(made);
-  for (int peer : {prev, next}) {
-    if (all[static_cast<size_t>(peer)].ok == 0) {
-      return RemoteError("GPU ring set-up failed on " + link.DescribePeer(peer));
-    }
-  }
-  GR_ASSIGN_OR_RETURN(prev_, PeerMapping::Open(all[static_cast<size_t>(prev)].memory, device_));
-  if (next != prev) {
-    GR_ASSIGN_OR_RETURN(next_, PeerMapping::Open(all[static_cast<size_t>(next)].memory, device_));
-  }
-  // Once both neighbours mapped it, a host segment's name can go.
-  char done = 1;
-  std::string dones(static_cast<size_t>(n), '\0');
-  GR_RETURN_IF_ERROR(link.AllGather(&done, 1, dones.data()));
-  return mine_->Unlink();
+  std::vector<int> peers = {prev_rank_};
+  if (next_rank_ != prev_rank_) peers.push_back(next_rank_);
+  GR_ASSIGN_OR_RETURN(
+      std::vector<std::unique_ptr<PeerMapping>> mapped,
+      ShareOwnMemory(link, path, device_, kControlBytes + buffer_bytes_ * static_cast<uint64_t>(nchannels_),
+                     ConnGroup::SegmentName(link.UniqueName(), kGpuRingSegmentGroup, link.rank()), peers, "GPU ring",
+                     &mine_));
+  prev_ = std::move(mapped[0]);
+  if (mapped.size() > 1) next_ = std::move(mapped[1]);
+  return OkStatus();
 }
 
 Status RingConnectors::WriteChannels() {
