@@ -30,6 +30,7 @@ grResult_t RunP2p(const char* what, std::initializer_list<const void*> buffers, 
     return run_stream(cc.link(), gpurun::StreamTarget{p2p, device, stream}, call);
 #else
     (void)run_stream;
+    (void)device;
     return gpurun::Unsupported("this build has no GPU path");
 #endif
   });

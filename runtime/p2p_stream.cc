@@ -48,6 +48,7 @@ Status StreamSend(const void* buf, size_t count, grDataType_t type, int dest, in
 #else
   (void)args;
   (void)device;
+  (void)stream;
   return Unsupported("this build has no GPU path");
 #endif
 }
@@ -63,6 +64,7 @@ Status StreamRecv(void* buf, size_t count, grDataType_t type, int source, int ta
 #else
   (void)args;
   (void)device;
+  (void)stream;
   (void)status;
   return Unsupported("this build has no GPU path");
 #endif
@@ -85,6 +87,7 @@ Status StreamSendrecv(const void* sendbuf, size_t sendcount, grDataType_t sendty
   (void)sargs;
   (void)rargs;
   (void)device;
+  (void)stream;
   (void)status;
   return Unsupported("this build has no GPU path");
 #endif
