@@ -18,6 +18,8 @@
 #include "runtime/launcher/job.h"
 #include "runtime/launcher/program_path.h"
 #include "runtime/launcher/rank_env.h"
+#include "runtime/launcher/srun_command.h"
+#include "runtime/launcher/srun_runner.h"
 #include "runtime/launcher/user_message.h"
 
 namespace gpurun::launcher {
@@ -52,6 +54,32 @@ void WarnUnknownVariables(const Options& options) {
 }
 
 void Print(const std::string& text) { (void)std::fputs(text.c_str(), stdout); }
+
+// Inside a Slurm allocation: runs (or, with --dry-run, prints) the srun line.
+int LaunchWithSrun(const Options& options, const EnvLookup& lookup, const std::string& program_path,
+                   const std::vector<std::pair<std::string, std::string>>& exports) {
+  StatusOr<std::string> srun = ResolveProgram("srun", lookup("PATH"));
+  if (!srun.ok()) {
+    TellUser("inside a Slurm allocation (SLURM_JOB_ID is set) gpurun runs srun, but: " + srun.status().message() +
+             " (or use --launcher local)");
+    return kExitUsage;
+  }
+  StatusOr<std::vector<std::string>> argv = SrunCommand(options, *srun, program_path, exports);
+  if (!argv.ok()) {
+    TellUser(argv.status().message());
+    return kExitUsage;
+  }
+  if (options.dry_run) {
+    Print(ShellLine(*argv) + "\n");
+    if (options.timeout_s) {
+      TellUser("--timeout " + std::to_string(*options.timeout_s) + " s is enforced by gpurun around that srun");
+    }
+    return 0;
+  }
+  GR_LOG(Info, Launch) << "inside Slurm allocation " << lookup("SLURM_JOB_ID").value_or("?") << ": running "
+                       << ShellLine(*argv);
+  return RunSrun({*argv, options.timeout_s, params::kKillGrace.Get()});
+}
 
 }  // namespace
 
@@ -93,6 +121,12 @@ int RunLauncher(int argc, char** argv) {
     TellUser(path.status().message());
     return kExitUsage;
   }
+  StatusOr<bool> use_srun = UseSrun(*options, lookup);
+  if (!use_srun.ok()) {
+    TellUser(use_srun.status().message());
+    return kExitUsage;
+  }
+  if (*use_srun) return LaunchWithSrun(*options, lookup, *path, config.exports);
   config.program_path = *path;
   config.kill_grace_s = params::kKillGrace.Get();
   config.options = std::move(*options);

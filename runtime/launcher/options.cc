@@ -23,6 +23,8 @@ enum class Kind {
   kNoOversubscribe,
   kBindTo,
   kReportBindings,
+  kLauncher,
+  kDryRun,
   kPrintParams,
   kVersion,
   kHelp,
@@ -47,6 +49,8 @@ constexpr OptionSpec kSpecs[] = {
     {"no-oversubscribe", Kind::kNoOversubscribe, false},
     {"bind-to", Kind::kBindTo, true},
     {"report-bindings", Kind::kReportBindings, false},
+    {"launcher", Kind::kLauncher, true},
+    {"dry-run", Kind::kDryRun, false},
     {"print-params", Kind::kPrintParams, false},
     {"version", Kind::kVersion, false},
     {"help", Kind::kHelp, false},
@@ -114,6 +118,13 @@ Status ApplyValue(Kind kind, const std::string& value, Options& options) {
       options.bind_to = static_cast<BindTo>(*choice);
       return OkStatus();
     }
+    case Kind::kLauncher: {
+      constexpr std::string_view kChoices[] = {"auto", "local", "srun"};
+      StatusOr<int> choice = ParseChoice(value, kChoices);
+      if (!choice.ok()) return InvalidUsage(choice.status().message());
+      options.launcher = static_cast<LauncherChoice>(*choice);
+      return OkStatus();
+    }
     default: return InternalError("option kind takes no value");
   }
 }
@@ -125,6 +136,7 @@ void ApplyFlag(Kind kind, Options& options) {
     case Kind::kOversubscribe: options.oversubscribe = Oversubscribe::kYes; break;
     case Kind::kNoOversubscribe: options.oversubscribe = Oversubscribe::kNo; break;
     case Kind::kReportBindings: options.report_bindings = true; break;
+    case Kind::kDryRun: options.dry_run = true; break;
     case Kind::kPrintParams: options.print_params = true; break;
     case Kind::kVersion: options.version = true; break;
     case Kind::kHelp: options.help = true; break;
@@ -220,11 +232,31 @@ Options (each may be written with one or two dashes; values as "-n 4" or "-n=4")
                        Default: more ranks than cores is allowed (GPU jobs often
                        need little CPU), except with --bind-to core, where it
                        needs --oversubscribe.
+  --launcher WHO       auto (default), local or srun. auto: inside a Slurm
+                       allocation (SLURM_JOB_ID set, SLURM_STEP_ID not set:
+                       salloc, sbatch) gpurun runs `srun --mpi=pmix` with the
+                       options translated (see below); elsewhere, and inside
+                       a job step, gpurun starts the ranks on this node.
+  --dry-run            Print the srun command line gpurun would run and exit
+                       (an error when gpurun would not use srun).
   --print-params       Print every GPURUN_* parameter (value, source, meaning),
                        with -x VAR=value applied, and exit.
   --version            Print the version and exit.
   -h, --help           Print this help and exit.
   --                   End of options: the next argument is the program.
+
+Inside a Slurm allocation the options become srun options:
+  -n N -> -n N;  --nodes K -> -N K (real nodes of the allocation);
+  -x VAR[=value] -> --export=ALL,VAR[=value] (a value holding ',' is an error);
+  --tag-output -> --label ("R: " prefixes);  stdin -> --input=0;
+  kill the job when a rank fails -> --kill-on-bad-exit=1
+  (--disable-auto-cleanup -> --kill-on-bad-exit=0);
+  --bind-to core|numa -> --cpu-bind=cores|ldoms (none: Slurm's default);
+  --report-bindings -> --cpu-bind=verbose;  --oversubscribe -> --overcommit;
+  --timeout SEC: gpurun runs srun as its child and, after SEC, sends it
+  SIGTERM (SIGKILL after GPURUN_KILL_GRACE + 10 s) and exits 124.
+The exit status is srun's. The ranks find Slurm's PMIx server and take their
+node identity (host, node id, local ranks) from it.
 
 Each rank gets gpurun's environment, the -x variables, the PMIx variables, and
 GPURUN_RANK, GPURUN_SIZE, GPURUN_LOCAL_RANK, GPURUN_LOCAL_SIZE, GPURUN_JOB_ID,

@@ -24,6 +24,10 @@ enum class BindTo { kNone, kCore, kNuma };
 // --bind-to core (there it needs an explicit --oversubscribe).
 enum class Oversubscribe { kDefault, kYes, kNo };
 
+// Who starts the ranks (--launcher): kAuto is srun inside a Slurm allocation
+// (SLURM_JOB_ID set, SLURM_STEP_ID not set), gpurun itself otherwise.
+enum class LauncherChoice { kAuto, kLocal, kSrun };
+
 // One -x argument: "VAR" (value taken from gpurun's environment) or "VAR=value".
 struct ExportVar {
   std::string name;
@@ -40,6 +44,8 @@ struct Options {
   Oversubscribe oversubscribe = Oversubscribe::kDefault;
   BindTo bind_to = BindTo::kNone;
   bool report_bindings = false;
+  LauncherChoice launcher = LauncherChoice::kAuto;
+  bool dry_run = false;  // --dry-run: print the srun line instead of running it
   bool print_params = false;
   bool version = false;
   bool help = false;
