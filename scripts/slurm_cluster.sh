@@ -65,7 +65,8 @@ cannot_start() {
   rmdir "$probe"
 }
 
-port_in_use() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
+# Whether something listens on 127.0.0.1:$1 (bash's /dev/tcp: no iproute2 needed).
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # ---- configuration ------------------------------------------------------------------------------------------------------
 
@@ -119,6 +120,7 @@ EOF
 start_slurmd() {
   local node=$1
   mkdir -p "$dir/spool/$node" "$dir/tmp/$node"
+  # shellcheck disable=SC2016 # $1..$4 are the inner sh's arguments
   setsid unshare --mount --propagation private sh -c 'mount --bind "$1" "$2" && exec slurmd -D -N "$3" -f "$4"' \
     sh "$dir/tmp/$node" "$dir/nodetmp" "$node" "$conf" >"$dir/log/slurmd-$node.out" 2>&1 </dev/null &
   echo $! >"$dir/run/slurmd-$node.started"
@@ -133,24 +135,32 @@ start_slurmctld() {
 started_pids() { cat "$dir"/run/*.started 2>/dev/null || true; }
 
 # Mount namespaces of the nodes (recorded at start), to find the processes the
-# slurmds started (slurmstepd, job tasks) once the slurmds are gone.
+# slurmds started (slurmstepd, job tasks) once the slurmds are gone. A slurmd
+# still in this script's namespace has not reached its unshare yet: wait (its
+# namespace must never be taken for this one's, whose processes are not ours).
 record_namespaces() {
-  local f pid
+  local f pid ns mine deadline=$((SECONDS + start_timeout))
+  mine=$(readlink /proc/self/ns/mnt)
   for f in "$dir"/run/slurmd-*.started; do
     pid=$(cat "$f")
-    readlink "/proc/$pid/ns/mnt" >>"$dir/run/namespaces" 2>/dev/null || true
+    while :; do
+      ns=$(readlink "/proc/$pid/ns/mnt" 2>/dev/null) || die "$(basename "$f" .started) (pid $pid) exited at start-up: $(tail -n 5 "$dir/log/$(basename "$f" .started).out" 2>/dev/null)"
+      [ "$ns" != "$mine" ] && break
+      [ $SECONDS -lt $deadline ] || die "$(basename "$f" .started) (pid $pid) did not enter its own mount namespace within ${start_timeout}s"
+      sleep 0.05
+    done
+    echo "$ns" >>"$dir/run/namespaces"
   done
 }
 
 # Pids of the processes living in the nodes' mount namespaces.
 namespace_pids() {
   [ -s "$dir/run/namespaces" ] || return 0
-  local p ns
-  for p in /proc/[0-9]*; do
-    ns=$(readlink "$p/ns/mnt" 2>/dev/null) || continue
-    grep -qxF "$ns" "$dir/run/namespaces" && echo "${p#/proc/}"
-  done
-  return 0
+  local mine
+  mine=$(readlink /proc/self/ns/mnt)
+  find /proc/[0-9]*/ns/mnt -maxdepth 0 -printf '%p %l\n' 2>/dev/null |
+    awk -v mine="$mine" 'NR == FNR { ours[$0] = 1; next } $2 != mine && ($2 in ours) { split($1, part, "/"); print part[3] }' \
+      "$dir/run/namespaces" - || true  # find fails on processes that ended while it ran
 }
 
 alive() { kill -0 "$1" 2>/dev/null; }
@@ -209,11 +219,12 @@ cmd_start() {
   rm -rf "$dir"
   write_conf "$nodes"
   local t0=$SECONDS
+  trap 'say "start failed: ending what it started"; cmd_stop >/dev/null 2>&1' EXIT
   start_slurmctld
   for k in $(seq 1 "$nodes"); do start_slurmd "node$k"; done
-  sleep 0.2
   record_namespaces
   wait_idle "$nodes"
+  trap - EXIT
   say "$nodes nodes idle after $((SECONDS - t0))s (SLURM_CONF=$conf)"
 }
 
@@ -233,7 +244,10 @@ cmd_stop() {
       sleep 0.2
     done
   fi
-  local pids
+  # Job steps end a few seconds after their tasks (KillWait): let them, then end the daemons.
+  local pids deadline=$((SECONDS + 15))
+  # shellcheck disable=SC2143 # grep -q could end the pipe early, which pipefail would take for "none left"
+  while [ -n "$(namespace_pids | grep -vxF -f <(started_pids))" ] && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
   mapfile -t pids < <(started_pids)
   end_pids 10 "${pids[@]}"
   mapfile -t pids < <(namespace_pids)
