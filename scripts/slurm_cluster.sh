@@ -17,6 +17,7 @@
 # CLUSTER_START_TIMEOUT (default 30 s) bounds the wait for idle nodes.
 # Traffic stays on loopback: nodes are addressed as 127.0.0.1.
 set -euo pipefail
+caller_dir=$PWD # `run` runs its command from there
 cd "$(dirname "$0")/.."
 
 dir=${CLUSTER_DIR:-/tmp/gpurun-slurm}
@@ -270,6 +271,7 @@ cmd_status() {
 cmd_run() {
   [ -f "$conf" ] || die "no cluster in $dir (scripts/slurm_cluster.sh start first)"
   [ $# -gt 0 ] || die "run: no command given"
+  cd "$caller_dir"
   SLURM_CONF=$conf UCX_NET_DEVICES=${UCX_NET_DEVICES:-lo} "$@"
 }
 
