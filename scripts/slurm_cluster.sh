@@ -4,7 +4,11 @@
 # with its own port and its own mount namespace, in which a per-node folder is
 # bind-mounted on the cluster's TmpFS (Slurm's PMIx plugin names its per-step
 # folders after the job and step only, so two nodes of one host would share
-# them). Authentication is auth/none (no munge daemon). Everything lives in
+# them) and a tmpfs of its own is mounted on /dev/shm (as on separate machines:
+# Open MPI's shared-memory segments, for one, are named after the host name,
+# the job and the local rank, so simulated nodes sharing /dev/shm overwrite
+# each other's). A node's /dev/shm is seen from outside as
+# /proc/<its slurmd pid>/root/dev/shm. Authentication is auth/none (no munge). Everything lives in
 # one folder (default /tmp/gpurun-slurm, CLUSTER_DIR to change).
 #
 #   scripts/slurm_cluster.sh start [K]   install slurm-wlm if missing, start, wait until the K nodes are idle
@@ -58,9 +62,10 @@ cannot_start() {
   }
   local probe
   probe=$(mktemp -d)
-  if ! unshare --mount --propagation private mount --bind "$probe" "$probe" 2>/dev/null; then
+  if ! unshare --mount --propagation private sh -c 'mount --bind "$1" "$1" && mount -t tmpfs probe "$1"' sh "$probe" \
+    2>/dev/null; then
     rmdir "$probe"
-    echo "cannot create a mount namespace with a bind mount here (unshare --mount: not permitted in this container?)"
+    echo "cannot create a mount namespace with a bind mount and a tmpfs here (unshare --mount: not permitted in this container?)"
     return
   fi
   rmdir "$probe"
@@ -122,7 +127,8 @@ start_slurmd() {
   local node=$1
   mkdir -p "$dir/spool/$node" "$dir/tmp/$node"
   # shellcheck disable=SC2016 # $1..$4 are the inner sh's arguments
-  setsid unshare --mount --propagation private sh -c 'mount --bind "$1" "$2" && exec slurmd -D -N "$3" -f "$4"' \
+  setsid unshare --mount --propagation private sh -c \
+    'mount --bind "$1" "$2" && mount -t tmpfs -o mode=1777 "shm-$3" /dev/shm && exec slurmd -D -N "$3" -f "$4"' \
     sh "$dir/tmp/$node" "$dir/nodetmp" "$node" "$conf" >"$dir/log/slurmd-$node.out" 2>&1 </dev/null &
   echo $! >"$dir/run/slurmd-$node.started"
 }

@@ -4,7 +4,8 @@
 # the examples, a reduced host correctness matrix, gpurun delegating to srun
 # inside an allocation, and a rank killed on one node. Every job runs under
 # `timeout`; at the end the cluster is stopped and nothing may be left: no
-# daemon, no process of the nodes, no /dev/shm/gpurun-* segment.
+# daemon, no process of the nodes, no gpurun-* segment in /dev/shm (the
+# machine's, or any node's own).
 #
 #   tests/slurm/run_tests.sh [BUILD_DIR]     (default: build)
 #
@@ -221,6 +222,10 @@ for name in "${tests[@]}"; do
   one "$name"
 done
 
+# Each node has a /dev/shm of its own (slurm_cluster.sh): look into them before the cluster goes.
+node_shm=$(for f in "$CLUSTER_DIR"/run/slurmd-*.started; do
+  find "/proc/$(cat "$f")/root/dev/shm" -maxdepth 1 -name 'gpurun-*' -printf "$(basename "$f" .started): %f\n" 2>/dev/null
+done)
 trap - EXIT
 $cluster stop
 # Processes still running a program of $bin or a daemon of the cluster (read from /proc: no procps needed).
@@ -238,6 +243,7 @@ shm_after=$(shm_segments)
 new_shm=$(comm -13 <(echo "$shm_before") <(echo "$shm_after") | grep . || true)
 [ -z "$leftovers" ] || failed+=("no-leftover-processes: $leftovers")
 [ -z "$new_shm" ] || failed+=("no-leftover-shm: $new_shm")
+[ -z "$node_shm" ] || failed+=("no-leftover-shm-on-the-nodes: $node_shm")
 rm -rf "$log"
 echo "slurm tests: ${#passed[@]} passed, ${#failed[@]} failed, $((SECONDS - t_all)) s on 4 simulated nodes"
 [ ${#failed[@]} -eq 0 ] || {
