@@ -6,6 +6,11 @@
 // variables from the environment like a job would.
 //
 //   gpurun-tune [FUNC|all] [-n RANKS] [-N NODES] [-b MIN] [-e MAX] [-f FACTOR]
+//   gpurun-tune --gpu [FUNC|all] [-n RANKS] [-c RING_CHANNELS] [-b MIN] [-e MAX] [-f FACTOR]
+//
+// --gpu: the GPU path's choice (coll/tuner/gpu_tuner.h) for one rank per GPU
+// on one host, with a ring of RING_CHANNELS channels (default 128, what
+// 2 x H200 NV18 gets) and one-shot up to GPURUN_GPU_ONESHOT_BYTES.
 //
 // FUNC: broadcast, reduce, allgather, reducescatter, allreduce (default all);
 // sizes take units (8, 4K, 1G); defaults -n 2 -N 1 -b 8 -e 1G -f 2. With
@@ -16,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/tune/tune_gpu.h"
+#include "coll/device/dev_launch.h"
 #include "coll/tuner/override.h"
 #include "coll/tuner/tuner.h"
 #include "coll/tuner/tuner_tables.h"
@@ -34,6 +41,8 @@ struct Options {
   uint64_t min_bytes = 8;
   uint64_t max_bytes = uint64_t{1} << 30;
   uint64_t factor = 2;
+  bool gpu = false;
+  int ring_channels = 128;
 };
 
 constexpr Algo kAlgos[] = {Algo::kRing, Algo::kTree, Algo::kOneShot};
@@ -42,7 +51,11 @@ constexpr Protocol kProtos[] = {Protocol::kLL, Protocol::kLL128, Protocol::kSimp
 Status ParseArgs(int argc, char** argv, Options* options) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    if (arg.size() == 2 && arg[0] == '-' && std::string_view("nNbef").find(arg[1]) != std::string_view::npos) {
+    if (arg == "--gpu") {
+      options->gpu = true;
+      continue;
+    }
+    if (arg.size() == 2 && arg[0] == '-' && std::string_view("nNbefc").find(arg[1]) != std::string_view::npos) {
       if (i + 1 >= argc) return InvalidArgument(std::string(arg) + " needs a value");
       const std::string_view value = argv[++i];
       GR_ASSIGN_OR_RETURN(int64_t v, arg[1] == 'b' || arg[1] == 'e' ? ParseSize(value) : ParseInt(value));
@@ -52,6 +65,7 @@ Status ParseArgs(int argc, char** argv, Options* options) {
       switch (arg[1]) {
         case 'n': options->nranks = static_cast<int>(v); break;
         case 'N': options->nnodes = static_cast<int>(v); break;
+        case 'c': options->ring_channels = static_cast<int>(v); break;
         case 'b': options->min_bytes = static_cast<uint64_t>(v); break;
         case 'e': options->max_bytes = static_cast<uint64_t>(v); break;
         default: options->factor = static_cast<uint64_t>(v); break;
@@ -69,14 +83,21 @@ Status ParseArgs(int argc, char** argv, Options* options) {
       known = true;
     }
     if (!known) {
-      return InvalidArgument("unknown argument '" + std::string(arg) +
-                             "'; usage: gpurun-tune [FUNC|all] [-n RANKS] [-N NODES] [-b MIN] [-e MAX] [-f FACTOR]");
+      return InvalidArgument(
+          "unknown argument '" + std::string(arg) +
+          "'; usage: gpurun-tune [--gpu] [FUNC|all] [-n RANKS] [-N NODES] [-c RING_CHANNELS] [-b MIN] [-e MAX] "
+          "[-f FACTOR]");
     }
   }
   if (options->funcs.empty()) {
     for (int f = 0; f < kNumFuncs; ++f) options->funcs.push_back(static_cast<Func>(f));
   }
   if (options->nnodes > options->nranks) return InvalidArgument("-N cannot exceed -n (each node needs a rank)");
+  if (options->gpu && options->nnodes != 1) return InvalidArgument("--gpu models one host: -N must be 1");
+  if (options->ring_channels > kMaxDeviceChannels) {
+    return InvalidArgument("-c " + std::to_string(options->ring_channels) + " is more than the GPU ring's " +
+                           std::to_string(kMaxDeviceChannels) + " channels at most");
+  }
   return OkStatus();
 }
 
@@ -152,6 +173,17 @@ Status Run(int argc, char** argv) {
   GR_ASSIGN_OR_RETURN(CollOverride user, LoadCollOverride());
   for (size_t i = 0; i < options.funcs.size(); ++i) {
     if (i > 0) std::printf("\n");
+    if (options.gpu) {
+      GpuTuneOptions g;
+      g.nranks = options.nranks;
+      g.ring_channels = options.ring_channels;
+      g.oneshot_bytes = static_cast<uint64_t>(params::kGpuOneShotBytes.Get());
+      g.min_bytes = options.min_bytes;
+      g.max_bytes = options.max_bytes;
+      g.factor = options.factor;
+      GR_RETURN_IF_ERROR(PrintGpuFunc(g, user, options.funcs[i]));
+      continue;
+    }
     GR_RETURN_IF_ERROR(PrintFunc(options, user, options.funcs[i]));
   }
   return OkStatus();

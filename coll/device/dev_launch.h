@@ -10,6 +10,11 @@
 // the sender's; the peer maps them through CUDA IPC (p2p/cuda_ipc). Counters
 // count steps: the sender publishes step s by storing tail = s + n after the
 // data; the receiver releases it by storing head = s + n after reading.
+// Each channel also has an LL FIFO (ll_buffer_bytes) next to the Simple one,
+// with the same step counters (NCCL shares conn->step between protocols):
+// an LL step carries its flag in every line instead of a tail, and releases
+// its slot through the same head, so slot s % kFifoSteps of either FIFO is
+// free once head > s - kFifoSteps whichever protocol used the steps between.
 #ifndef GPURUN_COLL_DEVICE_DEV_LAUNCH_H_
 #define GPURUN_COLL_DEVICE_DEV_LAUNCH_H_
 
@@ -25,14 +30,16 @@ inline constexpr int kMaxDeviceChannels = 128;
 
 // The receiving end of a connection on this rank.
 struct DevRecvConn {
-  const uint8_t* fifo;   // local: kFifoSteps slots written by the sender
-  const uint64_t* tail;  // local: the sender's published step count
-  uint64_t* head;        // remote (the sender's memory): our released step count
+  const uint8_t* fifo;     // local: kFifoSteps slots written by the sender
+  const uint8_t* ll_fifo;  // local: the LL FIFO
+  const uint64_t* tail;    // local: the sender's published step count
+  uint64_t* head;          // remote (the sender's memory): our released step count
 };
 
 // The sending end.
 struct DevSendConn {
   uint8_t* fifo;         // remote: the receiver's FIFO
+  uint8_t* ll_fifo;      // remote: the receiver's LL FIFO
   uint64_t* tail;        // remote: the receiver's tail counter
   const uint64_t* head;  // local: the receiver's released step count
 };
@@ -69,7 +76,8 @@ struct DevLaunch {
   DevError* error;            // host-mapped
   const uint32_t* abort;      // host-mapped: nonzero ends every wait
   uint64_t timeout_ns;        // 0: no timeout
-  uint64_t buffer_bytes;      // FIFO bytes per connection
+  uint64_t buffer_bytes;      // Simple FIFO bytes per connection
+  uint64_t ll_buffer_bytes;   // LL FIFO bytes per connection
   uint32_t divisor;           // avg: the rank count
   int32_t nworks;             // blocks; block b runs work[b]
   WorkDesc work[kMaxDeviceChannels];

@@ -6,90 +6,12 @@
 #ifndef GPURUN_COLL_DEVICE_ONESHOT_KERNEL_CUH_
 #define GPURUN_COLL_DEVICE_ONESHOT_KERNEL_CUH_
 
-#include "coll/device/elem_ops.cuh"
+#include "coll/device/ll_words.cuh"
 #include "coll/device/oneshot_launch.h"
 #include "coll/device/sync.cuh"
 #include "coll/wire_format.h"
 
 namespace gpurun::coll::dev {
-
-// 8 data bytes at `p`, of which `n` (1..8) are valid (the rest read as 0),
-// by the widest loads `p`'s alignment allows.
-__device__ __forceinline__ uint64_t LoadChunk(const uint8_t* p, uint64_t n) {
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  if (n == 8 && a % 8 == 0) return *reinterpret_cast<const uint64_t*>(p);
-  if (n == 8 && a % 4 == 0) {
-    const auto* w = reinterpret_cast<const uint32_t*>(p);
-    return static_cast<uint64_t>(w[0]) | static_cast<uint64_t>(w[1]) << 32;
-  }
-  uint64_t v = 0;
-  for (uint64_t b = 0; b < n; ++b) v |= static_cast<uint64_t>(p[b]) << (8 * b);
-  return v;
-}
-
-__device__ __forceinline__ void StoreChunk(uint8_t* p, uint64_t v, uint64_t n) {
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  if (n == 8 && a % 8 == 0) {
-    *reinterpret_cast<uint64_t*>(p) = v;
-  } else if (n == 8 && a % 4 == 0) {
-    auto* w = reinterpret_cast<uint32_t*>(p);
-    w[0] = static_cast<uint32_t>(v);
-    w[1] = static_cast<uint32_t>(v >> 32);
-  } else {
-    for (uint64_t b = 0; b < n; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
-  }
-}
-
-// acc = acc op v, element by element, over the 8 bytes of a line.
-template <DataType D, typename Op>
-__device__ __forceinline__ uint64_t CombineChunk(uint64_t acc, uint64_t v) {
-  using S = typename Elem<D>::Storage;
-  constexpr int kPer = 8 / sizeof(S);
-  union U {
-    uint64_t u;
-    S e[kPer];
-  } a{acc}, b{v};
-#pragma unroll
-  for (int k = 0; k < kPer; ++k) a.e[k] = Combine<D, Op>(a.e[k], b.e[k]);
-  return a.u;
-}
-
-template <DataType D>
-__device__ __forceinline__ uint64_t DivideChunk(uint64_t acc, uint32_t divisor) {
-  using S = typename Elem<D>::Storage;
-  constexpr int kPer = 8 / sizeof(S);
-  union U {
-    uint64_t u;
-    S e[kPer];
-  } a{acc};
-#pragma unroll
-  for (int k = 0; k < kPer; ++k) a.e[k] = Divide<D>(a.e[k], divisor);
-  return a.u;
-}
-
-// Polls `line` until it carries `flag`; false (error recorded) on abort or
-// timeout. `from`: the rank that writes it.
-static __device__ __noinline__ bool WaitLine(const DevOneShotLaunch& l, const LLLine* line, uint32_t flag, int from,
-                                             uint64_t* data) {
-  uint64_t deadline = 0;
-  for (uint32_t polls = 1;; ++polls) {
-    if (line->read(flag, data)) return true;
-    if (polls % kPollCheck != 0) continue;
-    const WaitWhat what{kDirectWaitChannel, 0, static_cast<uint32_t>(from)};
-    if (LoadVolatile(l.abort) != 0) {
-      RecordError(l, static_cast<uint32_t>(DevErrorCode::kAborted), what, flag, line->word[1]);
-      return false;
-    }
-    if (LoadVolatile(&l.error->code) != 0) return false;
-    const uint64_t now = GlobalTimerNs();
-    if (deadline == 0) {
-      deadline = l.timeout_ns == 0 ? ~0ull : now + l.timeout_ns;
-    } else if (now > deadline) {
-      RecordError(l, static_cast<uint32_t>(DevErrorCode::kTimeout), what, flag, line->word[1]);
-      return false;
-    }
-  }
-}
 
 template <DataType D, typename Op>
 __global__ void __launch_bounds__(kOneShotThreads) OneShotKernel(const __grid_constant__ DevOneShotLaunch l) {
@@ -127,7 +49,7 @@ __global__ void __launch_bounds__(kOneShotThreads) OneShotKernel(const __grid_co
       } else {
         const auto* slot =
             reinterpret_cast<const LLLine*>(l.scratch + (parity_base + static_cast<uint64_t>(r)) * l.slot_bytes);
-        if (!WaitLine(l, slot + i, flag, r, &v)) {
+        if (!WaitLLLine(l, slot + i, flag, WaitWhat{kDirectWaitChannel, 0, static_cast<uint32_t>(r)}, &v)) {
           ok = false;
           break;
         }

@@ -1,7 +1,8 @@
 // Ring AllReduce, AllGather, ReduceScatter, Broadcast and Reduce on device
 // buffers: the host executor's algorithms (coll/host/ring_*.cc, after NCCL's
 // all_reduce.h / all_gather.h / reduce_scatter.h / broadcast.h / reduce.h
-// runRing) over the device Simple primitives, one block per WorkDesc. The
+// runRing) over either device primitives (PrimsSimple, PrimsLL: `P`), one
+// block per WorkDesc. The
 // chunk orders come from the shared pattern headers, so a device rank and a
 // host rank would agree step for step. Patterns count ring positions; the
 // blocks of allgather and reduce_scatter lie in the buffers by rank, so
@@ -9,15 +10,18 @@
 #ifndef GPURUN_COLL_DEVICE_RING_ALGOS_CUH_
 #define GPURUN_COLL_DEVICE_RING_ALGOS_CUH_
 
-#include "coll/device/prims_simple.cuh"
+#include <cstdint>
+
+#include "coll/device/dev_launch.h"
 #include "coll/patterns/chunking.h"
 #include "coll/patterns/ring_schedule.h"
+#include "coll/planner/work.h"
 
 namespace gpurun::coll::dev {
 
-template <DataType D, typename Op>
-__device__ bool RingAllReduce(PrimsSimple<D, Op>& p, const WorkDesc& w, const DevLaunch& l) {
-  using S = typename Elem<D>::Storage;
+template <typename P>
+__device__ bool RingAllReduce(P& p, const WorkDesc& w, const DevLaunch& l) {
+  using S = typename P::S;
   const S* send = static_cast<const S*>(l.send);
   S* recv = static_cast<S*>(l.recv);
   const int n = w.nranks, idx = w.ring_index;
@@ -45,9 +49,9 @@ __device__ bool RingAllReduce(PrimsSimple<D, Op>& p, const WorkDesc& w, const De
   return true;
 }
 
-template <DataType D, typename Op>
-__device__ bool RingAllGather(PrimsSimple<D, Op>& p, const WorkDesc& w, const DevLaunch& l) {
-  using S = typename Elem<D>::Storage;
+template <typename P>
+__device__ bool RingAllGather(P& p, const WorkDesc& w, const DevLaunch& l) {
+  using S = typename P::S;
   const S* send = static_cast<const S*>(l.send);
   S* recv = static_cast<S*>(l.recv);
   const int n = w.nranks, idx = w.ring_index;
@@ -64,9 +68,9 @@ __device__ bool RingAllGather(PrimsSimple<D, Op>& p, const WorkDesc& w, const De
   return true;
 }
 
-template <DataType D, typename Op>
-__device__ bool RingReduceScatter(PrimsSimple<D, Op>& p, const WorkDesc& w, const DevLaunch& l) {
-  using S = typename Elem<D>::Storage;
+template <typename P>
+__device__ bool RingReduceScatter(P& p, const WorkDesc& w, const DevLaunch& l) {
+  using S = typename P::S;
   const S* send = static_cast<const S*>(l.send);
   S* recv = static_cast<S*>(l.recv);
   const int n = w.nranks, idx = w.ring_index;
@@ -86,9 +90,9 @@ __device__ bool RingReduceScatter(PrimsSimple<D, Op>& p, const WorkDesc& w, cons
   return true;
 }
 
-template <DataType D, typename Op>
-__device__ bool RingBroadcast(PrimsSimple<D, Op>& p, const WorkDesc& w, const DevLaunch& l) {
-  using S = typename Elem<D>::Storage;
+template <typename P>
+__device__ bool RingBroadcast(P& p, const WorkDesc& w, const DevLaunch& l) {
+  using S = typename P::S;
   const S* send = static_cast<const S*>(l.send);
   S* recv = static_cast<S*>(l.recv);
   const ChainRole role = ChainRoleAt(BroadcastChainPos(w.ring_index, w.root, w.nranks), w.nranks);
@@ -107,9 +111,9 @@ __device__ bool RingBroadcast(PrimsSimple<D, Op>& p, const WorkDesc& w, const De
   return true;
 }
 
-template <DataType D, typename Op>
-__device__ bool RingReduce(PrimsSimple<D, Op>& p, const WorkDesc& w, const DevLaunch& l) {
-  using S = typename Elem<D>::Storage;
+template <typename P>
+__device__ bool RingReduce(P& p, const WorkDesc& w, const DevLaunch& l) {
+  using S = typename P::S;
   const S* send = static_cast<const S*>(l.send);
   S* recv = static_cast<S*>(l.recv);
   const ChainRole role = ChainRoleAt(ReduceChainPos(w.ring_index, w.root, w.nranks), w.nranks);

@@ -1,17 +1,34 @@
 // The device collective kernel: one block per WorkDesc of the launch, the
-// ring algorithm of the work's function over the Simple primitives, for one
+// ring algorithm of the work's function over the primitives of the work's
+// protocol (LL or Simple; every work of a launch has the same), for one
 // (element type, operator) pair. avg runs as sum with a final division, so it
 // has no kernel of its own. ring_kernels.cu.in instantiates it per type.
 #ifndef GPURUN_COLL_DEVICE_RING_KERNEL_CUH_
 #define GPURUN_COLL_DEVICE_RING_KERNEL_CUH_
 
 #include "coll/device/dev_launch.h"
+#include "coll/device/prims_ll.cuh"
+#include "coll/device/prims_simple.cuh"
 #include "coll/device/ring_algos.cuh"
 
 namespace gpurun::coll::dev {
 
 // Threads per block the kernels are built for at most.
 inline constexpr int kMaxDeviceThreads = 512;
+
+// One work with the primitives of its protocol; the step counters go back
+// to the channel's device-memory state for the next launch.
+template <typename P>
+__device__ void RunRingWork(P& p, const WorkDesc& w, const DevLaunch& l) {
+  switch (w.func) {
+    case Func::kAllReduce: RingAllReduce(p, w, l); break;
+    case Func::kAllGather: RingAllGather(p, w, l); break;
+    case Func::kReduceScatter: RingReduceScatter(p, w, l); break;
+    case Func::kBroadcast: RingBroadcast(p, w, l); break;
+    case Func::kReduce: RingReduce(p, w, l); break;
+  }
+  p.Finish(&l.channels[w.channel]);
+}
 
 template <DataType D, typename Op>
 __global__ void __launch_bounds__(kMaxDeviceThreads) RingKernel(const __grid_constant__ DevLaunch l) {
@@ -24,15 +41,13 @@ __global__ void __launch_bounds__(kMaxDeviceThreads) RingKernel(const __grid_con
     failed = 0;
   }
   __syncthreads();
-  PrimsSimple<D, Op> p(l, w, &chan, &failed);
-  switch (w.func) {
-    case Func::kAllReduce: RingAllReduce<D, Op>(p, w, l); break;
-    case Func::kAllGather: RingAllGather<D, Op>(p, w, l); break;
-    case Func::kReduceScatter: RingReduceScatter<D, Op>(p, w, l); break;
-    case Func::kBroadcast: RingBroadcast<D, Op>(p, w, l); break;
-    case Func::kReduce: RingReduce<D, Op>(p, w, l); break;
+  if (w.proto == Protocol::kLL) {
+    PrimsLL<D, Op> p(l, w, &chan, &failed);
+    RunRingWork(p, w, l);
+  } else {
+    PrimsSimple<D, Op> p(l, w, &chan, &failed);
+    RunRingWork(p, w, l);
   }
-  p.Finish(&l.channels[w.channel]);
 }
 
 }  // namespace gpurun::coll::dev

@@ -42,6 +42,7 @@ Status GpuColl::Init() {
   GR_ASSIGN_OR_RETURN(override_, LoadCollOverride());
   oneshot_limit_ = OneShotLimit();
   oneshot_max_bytes_ = oneshot_limit_.empty() ? opt_.oneshot_bytes : 0;
+  forced_channels_ = static_cast<int>(params::kNChannels.Get());
   GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
   void* host = nullptr;
   GR_CUDA_RETURN_IF_ERROR(cudaHostAlloc(&host, sizeof(DevError) + 64, cudaHostAllocMapped));

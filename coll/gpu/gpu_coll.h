@@ -1,9 +1,10 @@
 // GpuColl: a communicator's collectives on device buffers — the GPU
 // executor. Each call is validated by runtime/ first; GpuColl plans it with
-// the shared planner (ring, Simple protocol), launches one kernel of the
-// kernel table (coll/device) with one block per channel on the caller's
-// stream, and, for a null stream, waits for it. Small allreduces run
-// one-shot instead (LL lines pushed to every peer, oneshot_peers.h). Its ring
+// the GPU tuner (coll/tuner/gpu_tuner.h: ring with LL or Simple, or for
+// small allreduces one-shot), plans a ring call with the shared planner,
+// launches one kernel of the kernel table (coll/device) with one block per
+// channel on the caller's stream, and, for a null stream, waits for it.
+// One-shot pushes LL lines to every peer (oneshot_peers.h). Its ring
 // connectors (ring_connectors.h) and one-shot scratch are made collectively
 // by the first call that needs them.
 //
@@ -32,6 +33,7 @@
 #include "coll/gpu/ring_connectors.h"
 #include "coll/host/comm_link.h"
 #include "coll/host/host_coll.h"
+#include "coll/tuner/gpu_tuner.h"
 #include "coll/tuner/override.h"
 #include "coll/wire_format.h"
 #include "runtime/base/status.h"
@@ -54,6 +56,9 @@ struct GpuCollOptions {
   int max_channels = 0;
   int nthreads = 256;
   uint64_t buffer_bytes = kSimpleDefaultBufferBytes;
+  // LL FIFO bytes per connection (NCCL's default LL buffer, 32 KiB of data
+  // per step).
+  uint64_t ll_buffer_bytes = kLLDefaultBufferBytes;
   // GPURUN_GPU_ONESHOT_BYTES: allreduce calls up to this size run one-shot
   // (oneshot_peers.h) on 2..8 ranks of one host; 0: never.
   // GPURUN_GPU_ONESHOT_BLOCKS: most blocks of a one-shot launch (one per
@@ -111,15 +116,14 @@ class GpuColl {
   Status RunChecked(const CollCall& call, void* stream, Choice choice);
   Status RunSingle(const CollCall& call, void* stream);
   Status Launch(const CollCall& call, void* stream, Choice choice);
-  // Allreduce: one-shot up to oneshot_max_bytes_, else ring; a forced
-  // one-shot that cannot be honoured is InvalidUsage saying why.
-  StatusOr<Algo> AllReduceAlgo(const CollCall& call, Choice choice) const;
+  // The tuner's (algorithm, protocol, channels); a forced choice that
+  // cannot be honoured is InvalidUsage saying why.
+  StatusOr<TuneChoice> Choose(const CollCall& call, Choice choice) const;
   // Why this communicator cannot run one-shot at all ("" when it can).
   std::string OneShotLimit() const;
-  Status LaunchRing(const CollCall& call, void* stream);
+  Status LaunchRing(const CollCall& call, void* stream, const TuneChoice& choice);
   Status LaunchOneShot(const CollCall& call, void* stream);
   Status WaitDone();
-  int ChannelsFor(const CollCall& call) const;
 
   CommLink& link_;
   int device_;
@@ -129,6 +133,7 @@ class GpuColl {
   std::unique_ptr<OneShotPeers> oneshot_;
   std::string oneshot_limit_;        // OneShotLimit(), from Init
   uint64_t oneshot_max_bytes_ = 0;   // largest one-shot call: opt_.oneshot_bytes, or 0 with a limit
+  int forced_channels_ = 0;          // GPURUN_NCHANNELS, read at Init; 0: the tuner's
   DevError* error_ = nullptr;        // host-mapped
   uint32_t* abort_ = nullptr;        // host-mapped
   int32_t* barrier_word_ = nullptr;  // device memory of Barrier

@@ -1,6 +1,6 @@
-// GpuColl::Launch: the GPU override check, the choice between one-shot and
-// ring for allreduce, the plan (ring, Simple) and one kernel launch with a
-// block per channel, or the one-shot launch (gpu_coll.h).
+// GpuColl::Launch: the GPU override check, the tuner's choice (gpu_tuner.h),
+// the plan (ring, LL or Simple) and one kernel launch with a block per
+// channel, or the one-shot launch (gpu_coll.h).
 #include <cuda_runtime.h>
 
 #include <array>
@@ -15,12 +15,6 @@
 
 namespace gpurun::coll {
 namespace {
-
-// Below this many bytes of a call's traffic per channel, fewer channels:
-// each block's fixed cost (launch share, two barriers and a fence per slice)
-// outweighs its bandwidth. A first estimate (NCCL splits its Simple chunks
-// down to 64 KiB per channel before it reduces channels); to be measured.
-constexpr uint64_t kMinBytesPerChannel = 64 * 1024;
 
 // Each channel's part is cut into chunks small enough for about this many
 // loops (a ring step can only start once the previous rank's slice of the
@@ -38,12 +32,14 @@ Status NoKernels(DataType type) {
 }  // namespace
 
 Status GpuColl::CheckOverride(Func func) const {
-  if (override_.Allowed(func, Algo::kRing, Protocol::kSimple)) [[likely]]
+  if (override_.Allowed(func, Algo::kRing, Protocol::kSimple) || override_.Allowed(func, Algo::kRing, Protocol::kLL))
+      [[likely]] {
     return OkStatus();
+  }
   if (func == Func::kAllReduce && override_.Allowed(func, Algo::kOneShot, Protocol::kLL)) return OkStatus();
-  return InvalidUsage(std::string("GPURUN_ALGO / GPURUN_PROTO exclude ring/simple") +
+  return InvalidUsage(std::string("GPURUN_ALGO / GPURUN_PROTO exclude ring/simple, ring/ll") +
                       (func == Func::kAllReduce ? " and oneshot/ll" : "") + " for " + FuncName(func) +
-                      ", the GPU path's only algorithm and protocol for it so far");
+                      ", everything the GPU path has for it so far");
 }
 
 std::string GpuColl::OneShotLimit() const {
@@ -60,34 +56,30 @@ std::string GpuColl::OneShotLimit() const {
   return "";
 }
 
-StatusOr<Algo> GpuColl::AllReduceAlgo(const CollCall& call, Choice choice) const {
-  const uint64_t bytes = call.count * static_cast<uint64_t>(ElemSize(call.type));
-  const bool free = choice == Choice::kFree;
-  if (bytes <= oneshot_max_bytes_ && (free || override_.Allowed(Func::kAllReduce, Algo::kOneShot, Protocol::kLL))) {
-    return Algo::kOneShot;
-  }
-  if (free || override_.Allowed(Func::kAllReduce, Algo::kRing, Protocol::kSimple)) return Algo::kRing;
-  const std::string unfit = !oneshot_limit_.empty()
-                                ? oneshot_limit_
-                                : "this one moves " + std::to_string(bytes) +
-                                      " B, above GPURUN_GPU_ONESHOT_BYTES=" + std::to_string(opt_.oneshot_bytes);
-  return InvalidUsage(
-      "GPURUN_ALGO / GPURUN_PROTO leave oneshot/ll as the only choice for allreduce on GPU buffers, and " + unfit);
-}
-
-int GpuColl::ChannelsFor(const CollCall& call) const {
-  uint64_t bytes = call.count * static_cast<uint64_t>(ElemSize(call.type));
-  if (call.func == Func::kAllGather || call.func == Func::kReduceScatter) bytes *= static_cast<uint64_t>(link_.size());
-  const uint64_t want = Max<uint64_t>(1, DivUp(bytes, kMinBytesPerChannel));
-  return static_cast<int>(Min(want, static_cast<uint64_t>(ring_->nchannels())));
+StatusOr<TuneChoice> GpuColl::Choose(const CollCall& call, Choice choice) const {
+  GpuTuneInput in;
+  in.func = call.func;
+  in.bytes = call.count * static_cast<uint64_t>(ElemSize(call.type));
+  if (call.func == Func::kAllGather || call.func == Func::kReduceScatter)
+    in.bytes *= static_cast<uint64_t>(link_.size());
+  in.nranks = link_.size();
+  in.max_channels = ring_ != nullptr ? ring_->nchannels() : kMaxDeviceChannels;
+  in.oneshot_max_bytes = call.func == Func::kAllReduce ? oneshot_max_bytes_ : 0;
+  in.oneshot_limit = oneshot_limit_;
+  in.forced_channels = choice == Choice::kOverride ? forced_channels_ : 0;
+  return ChooseGpu(in, override_, choice == Choice::kOverride);
 }
 
 Status GpuColl::Launch(const CollCall& call, void* stream, Choice choice) {
-  if (call.func == Func::kAllReduce) {
-    GR_ASSIGN_OR_RETURN(const Algo algo, AllReduceAlgo(call, choice));
-    if (algo == Algo::kOneShot) return LaunchOneShot(call, stream);
+  GR_ASSIGN_OR_RETURN(TuneChoice c, Choose(call, choice));
+  if (c.algo == Algo::kOneShot) return LaunchOneShot(call, stream);
+  if (ring_ == nullptr) {
+    GR_ASSIGN_OR_RETURN(
+        ring_, RingConnectors::Create(link_, device_, opt_.max_channels, opt_.buffer_bytes, opt_.ll_buffer_bytes));
+    // The channel count may depend on how many channels the ring has.
+    GR_ASSIGN_OR_RETURN(c, Choose(call, choice));
   }
-  return LaunchRing(call, stream);
+  return LaunchRing(call, stream, c);
 }
 
 Status GpuColl::LaunchOneShot(const CollCall& call, void* stream) {
@@ -113,12 +105,9 @@ Status GpuColl::LaunchOneShot(const CollCall& call, void* stream) {
   return OkStatus();
 }
 
-Status GpuColl::LaunchRing(const CollCall& call, void* stream) {
+Status GpuColl::LaunchRing(const CollCall& call, void* stream, const TuneChoice& choice) {
   const void* kernel = dev::RingKernel(call.type, call.op);
   if (kernel == nullptr) return NoKernels(call.type);
-  if (ring_ == nullptr) {
-    GR_ASSIGN_OR_RETURN(ring_, RingConnectors::Create(link_, device_, opt_.max_channels, opt_.buffer_bytes));
-  }
   PlanInput in;
   in.func = call.func;
   in.type = call.type;
@@ -128,11 +117,13 @@ Status GpuColl::LaunchRing(const CollCall& call, void* stream) {
   in.nranks = link_.size();
   in.ring_index = ring_->position();
   in.algo = Algo::kRing;
-  in.proto = Protocol::kSimple;
-  in.nchannels = ChannelsFor(call);
-  in.buffer_bytes = ring_->buffer_bytes();
+  in.proto = choice.proto;
+  in.nchannels = choice.nchannels;
+  in.buffer_bytes = choice.proto == Protocol::kLL ? ring_->ll_buffer_bytes() : ring_->buffer_bytes();
   in.max_channels = kMaxDeviceChannels;
-  {
+  // LL moves a chunk in one step and forwards it line by line: no smaller
+  // chunks needed for pipelining.
+  if (choice.proto == Protocol::kSimple) {
     const uint64_t part = call.count * static_cast<uint64_t>(ElemSize(call.type)) / static_cast<uint64_t>(in.nchannels);
     const uint64_t per_loop = call.func == Func::kAllReduce ? static_cast<uint64_t>(in.nranks) : 1;
     const uint64_t chunk = part / (kTargetLoops * per_loop);
@@ -150,6 +141,7 @@ Status GpuColl::LaunchRing(const CollCall& call, void* stream) {
   l.abort = abort_;
   l.timeout_ns = static_cast<uint64_t>(opt_.timeout_s * 1e9);
   l.buffer_bytes = ring_->buffer_bytes();
+  l.ll_buffer_bytes = ring_->ll_buffer_bytes();
   l.divisor = static_cast<uint32_t>(link_.size());
   l.nworks = nworks;
   for (int i = 0; i < nworks; ++i) l.work[i] = works[static_cast<size_t>(i)];

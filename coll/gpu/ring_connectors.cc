@@ -23,7 +23,7 @@ uint8_t* At(void* base, uint64_t offset) { return static_cast<uint8_t*>(base) + 
 }  // namespace
 
 StatusOr<std::unique_ptr<RingConnectors>> RingConnectors::Create(CommLink& link, int device, int nchannels,
-                                                                 uint64_t buffer_bytes) {
+                                                                 uint64_t buffer_bytes, uint64_t ll_buffer_bytes) {
   if (link.size() < 2) return InternalError("GPU ring connectors need at least two ranks");
   if (nchannels < 0 || nchannels > kMaxDeviceChannels) {
     return InvalidArgument("GPU channel count " + std::to_string(nchannels) + " is outside 0.." +
@@ -34,11 +34,13 @@ StatusOr<std::unique_ptr<RingConnectors>> RingConnectors::Create(CommLink& link,
   c->requested_channels_ = nchannels;
   c->nchannels_ = nchannels;
   c->buffer_bytes_ = buffer_bytes;
+  c->ll_buffer_bytes_ = ll_buffer_bytes;
   GR_RETURN_IF_ERROR(c->Exchange(link));
   GR_RETURN_IF_ERROR(c->WriteChannels());
   GR_LOG(Info, Coll) << "GPU ring connectors ready: GPU " << device << ", ring position " << c->position_
                      << " (after rank " << c->prev_rank_ << ", before rank " << c->next_rank_ << "), " << c->nchannels_
-                     << " channels of " << buffer_bytes << " B FIFOs in " << PeerPathName(c->mine_->path());
+                     << " channels of " << buffer_bytes << " B Simple and " << ll_buffer_bytes << " B LL FIFOs in "
+                     << PeerPathName(c->mine_->path());
   return c;
 }
 
@@ -137,9 +139,9 @@ Status RingConnectors::Exchange(CommLink& link) {
   if (next_rank_ != prev_rank_) peers.push_back(next_rank_);
   GR_ASSIGN_OR_RETURN(
       std::vector<std::unique_ptr<PeerMapping>> mapped,
-      ShareOwnMemory(link, path, device_, kControlBytes + buffer_bytes_ * static_cast<uint64_t>(nchannels_),
-                     ConnGroup::SegmentName(link.UniqueName(), kGpuRingSegmentGroup, link.rank()), peers, "GPU ring",
-                     &mine_));
+      ShareOwnMemory(
+          link, path, device_, kControlBytes + (buffer_bytes_ + ll_buffer_bytes_) * static_cast<uint64_t>(nchannels_),
+          ConnGroup::SegmentName(link.UniqueName(), kGpuRingSegmentGroup, link.rank()), peers, "GPU ring", &mine_));
   prev_ = std::move(mapped[0]);
   if (mapped.size() > 1) next_ = std::move(mapped[1]);
   return OkStatus();
@@ -153,11 +155,15 @@ Status RingConnectors::WriteChannels() {
   for (int ch = 0; ch < nchannels_; ++ch) {
     const uint64_t counters = kCounterStride * static_cast<uint64_t>(ch);
     const uint64_t fifo = kControlBytes + buffer_bytes_ * static_cast<uint64_t>(ch);
+    const uint64_t ll_fifo = kControlBytes + buffer_bytes_ * static_cast<uint64_t>(nchannels_) +
+                             ll_buffer_bytes_ * static_cast<uint64_t>(ch);
     DevChannel& d = table[static_cast<size_t>(ch)];
     d.recv.fifo = At(mine, fifo);
+    d.recv.ll_fifo = At(mine, ll_fifo);
     d.recv.tail = reinterpret_cast<const uint64_t*>(At(mine, counters));
     d.recv.head = reinterpret_cast<uint64_t*>(At(prev, counters + 128));
     d.send.fifo = At(next, fifo);
+    d.send.ll_fifo = At(next, ll_fifo);
     d.send.tail = reinterpret_cast<uint64_t*>(At(next, counters));
     d.send.head = reinterpret_cast<const uint64_t*>(At(mine, counters + 128));
     d.recv_step = 0;

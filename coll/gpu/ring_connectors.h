@@ -10,7 +10,9 @@
 //
 // Layout of a rank's buffer: kControlBytes of counters (channel c at
 // c * 256: the receiving tail at +0, the sending head at +128, each on its own
-// 128-byte line) followed by one FIFO of buffer_bytes per channel.
+// 128-byte line), one Simple FIFO of buffer_bytes per channel, then one LL
+// FIFO of ll_buffer_bytes per channel (both protocols share the counters:
+// dev_launch.h).
 //
 // Errors: ranks on different hosts (the NET path is not built) are
 // Unsupported; a rank whose set-up failed fails every rank's, naming it.
@@ -39,7 +41,7 @@ class RingConnectors {
   // rank's topology view, topo::GpuRingChannels, and the ring takes the
   // smallest); nchannels() says what was made.
   static StatusOr<std::unique_ptr<RingConnectors>> Create(CommLink& link, int device, int nchannels,
-                                                          uint64_t buffer_bytes);
+                                                          uint64_t buffer_bytes, uint64_t ll_buffer_bytes);
   ~RingConnectors();
   RingConnectors(const RingConnectors&) = delete;
   RingConnectors& operator=(const RingConnectors&) = delete;
@@ -56,6 +58,7 @@ class RingConnectors {
   const int32_t* ring_ranks() const { return ring_ranks_; }
   int nchannels() const { return nchannels_; }
   uint64_t buffer_bytes() const { return buffer_bytes_; }
+  uint64_t ll_buffer_bytes() const { return ll_buffer_bytes_; }
 
  private:
   RingConnectors() = default;
@@ -72,6 +75,7 @@ class RingConnectors {
   int requested_channels_ = 0;  // GPURUN_GPU_NCHANNELS; 0: from the topology
   int nchannels_ = 0;
   uint64_t buffer_bytes_ = 0;
+  uint64_t ll_buffer_bytes_ = 0;
   std::unique_ptr<OwnMemory> mine_;
   std::unique_ptr<PeerMapping> prev_;  // the previous rank's buffer
   std::unique_ptr<PeerMapping> next_;  // the next rank's (null when it is prev_'s rank)

@@ -71,9 +71,10 @@ const StringParam kProto("GPURUN_PROTO", "",
                          "Protocols (ll, ll128, simple) collectives may use, in NCCL_PROTO's grammar as for "
                          "GPURUN_ALGO: \"^ll128\", \"simple;allreduce:ll\"; empty: no restriction.");
 
-const IntParam kNChannels("GPURUN_NCHANNELS", 0, 0, 64,
+const IntParam kNChannels("GPURUN_NCHANNELS", 0, 0, 128,
                           "Channels every collective uses (0: the tuner chooses per call); the host path runs at most "
-                          "16, and a collective there fails naming this variable when it is set higher.");
+                          "16, the GPU ring at most its GPURUN_GPU_NCHANNELS, and a collective fails naming this "
+                          "variable when it is set higher (the GPU one-shot allreduce sizes its own grid).");
 
 const IntParam kGpuNChannels("GPURUN_GPU_NCHANNELS", 0, 0, 128,
                              "Most channels (one thread block each) a GPU collective launches, alike on every rank; "

@@ -18,6 +18,8 @@
 //  - P2pVariants: the same under forced algorithms and protocols, which they
 //    have none of: never rejected;
 //  - Others: the barrier, which may answer grUnsupported (null stream only);
+//  - RingLL: the ring collectives over LL, forced, 2 and 4 ranks, both
+//    stream modes, over CUDA IPC and host memory, up to 4 MiB + 7 B;
 //  - HostPath: the ring collectives with their FIFOs in host shared memory
 //    (GPURUN_GPU_PATH=host), 2 and 4 ranks, stream, small and large slices;
 //  - RingOrder: the ring collectives on a ring ordered 1,0 / 3,1,0,2
@@ -123,6 +125,33 @@ std::vector<GpuCase> OneShotCases() {
         g.slice = {"--types=all", "--ops=all", "--sizes=0,1,7,1023,4099,16411,262147", "--offsets=0,4,12",
                    "--inplace=out,in"};
         g.limit_s = 300;
+        if (host) g.env = {{"GPURUN_GPU_PATH", "host"}};
+        cases.push_back(g);
+      }
+    }
+  }
+  return cases;
+}
+
+// The ring over LL, forced (GPURUN_ALGO=ring GPURUN_PROTO=ll): every ring
+// collective, type and op, up to 4 MiB + 7 B (hundreds of LL steps per
+// channel, so every FIFO slot is reused many times), misaligned buffers, on
+// 2 and 4 ranks, null and stream, over CUDA IPC and through host memory.
+std::vector<GpuCase> RingLLCases() {
+  std::vector<GpuCase> cases;
+  for (bool host : {false, true}) {
+    for (int ranks : {2, 4}) {
+      for (bool stream : {false, true}) {
+        if (host && !stream) continue;
+        GpuCase g;
+        g.variant = {Algo::kRing, Proto::kLL};
+        g.name = ModeName(ranks, stream) + (host ? "_hostpath" : "");
+        g.ranks = ranks;
+        g.stream = stream;
+        g.colls = RingColls();
+        g.slice = {"--types=all", "--ops=all", "--sizes=0,1,7,1023,4099,65541,1048581,4194311", "--offsets=0,4,12",
+                   "--inplace=out,in"};
+        g.limit_s = 600;
         if (host) g.env = {{"GPURUN_GPU_PATH", "host"}};
         cases.push_back(g);
       }
@@ -241,6 +270,7 @@ INSTANTIATE_TEST_SUITE_P(P2p, CollMatrixGpu, ::testing::ValuesIn(P2pCases()), Ca
 INSTANTIATE_TEST_SUITE_P(P2pVariants, CollMatrixGpu, ::testing::ValuesIn(P2pVariantCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(Others, CollMatrixGpu, ::testing::ValuesIn(OtherCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(OneShot, CollMatrixGpu, ::testing::ValuesIn(OneShotCases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(RingLL, CollMatrixGpu, ::testing::ValuesIn(RingLLCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(HostPath, CollMatrixGpu, ::testing::ValuesIn(HostPathCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(RingOrder, CollMatrixGpu, ::testing::ValuesIn(RingOrderCases()), CaseName);
 

@@ -4,7 +4,8 @@
 // (gpurun runs the first non-option word with the rest as its arguments, so
 // every rank is a sanitizer that starts coll_matrix). memcheck finds
 // out-of-bounds and misaligned device accesses and hardware exceptions,
-// racecheck shared-memory hazards in the kernels (the ring collectives', and
+// racecheck shared-memory hazards in the kernels (the ring collectives', on
+// their automatic choice and forced onto LL, and
 // the stream point-to-point kernel's under alltoall, gather, scatter). Besides the matrix's own
 // checks, each rank's sanitizer must report "ERROR SUMMARY: 0 errors".
 // Skipped, saying why, without a CUDA device or without compute-sanitizer.
@@ -40,6 +41,18 @@ std::vector<GpuCase> SanitizerCases() {
   g.slice = {"--types=float", "--ops=sum", "--sizes=1,4099,65541", "--offsets=4", "--inplace=out,in"};
   g.limit_s = 600;
   cases.push_back(g);
+  // The ring forced onto LL (GPURUN_ALGO=ring GPURUN_PROTO=ll): its lines,
+  // flags and the step barriers of its primitives, misaligned buffers.
+  for (const char* tool : {"memcheck", "racecheck"}) {
+    GpuCase ll;
+    ll.tool = tool;
+    ll.variant = {matrix::Algo::kRing, matrix::Proto::kLL};
+    ll.name = std::string(tool) + "_2ranks_null_ring_ll";
+    ll.colls = RingColls();
+    ll.slice = {"--types=int8,float", "--ops=sum", "--sizes=1,4099,65541", "--offsets=4", "--inplace=out,in"};
+    ll.limit_s = 600;
+    cases.push_back(ll);
+  }
   // The point-to-point collectives on a stream: the stream p2p kernel's
   // FIFOs and the own-block copy beside it (1 MiB and up).
   for (const char* tool : {"memcheck", "racecheck"}) {

@@ -192,12 +192,14 @@ TEST(ExpectRejected, TreeOnlyForAllreduceAndBarrier) {
   EXPECT_TRUE(ExpectRejected(Coll::kReduce, Algo::kOneShot, Proto::kSimple));
 }
 
-TEST(ExpectRejectedOnDevice, OnlyRingSimpleForTheGpuCollectives) {
+TEST(ExpectRejectedOnDevice, OnlyRingLLAndSimpleForTheGpuCollectives) {
   for (Coll c :
        {Coll::kAllreduce, Coll::kBcast, Coll::kBroadcast, Coll::kReduce, Coll::kAllgather, Coll::kReducescatter}) {
     EXPECT_FALSE(ExpectRejectedOnDevice(c, Algo::kAuto, Proto::kAuto));
     EXPECT_FALSE(ExpectRejectedOnDevice(c, Algo::kRing, Proto::kSimple));
-    EXPECT_TRUE(ExpectRejectedOnDevice(c, Algo::kRing, Proto::kLL));
+    EXPECT_FALSE(ExpectRejectedOnDevice(c, Algo::kRing, Proto::kLL));
+    EXPECT_FALSE(ExpectRejectedOnDevice(c, Algo::kAuto, Proto::kLL));
+    EXPECT_TRUE(ExpectRejectedOnDevice(c, Algo::kRing, Proto::kLL128));
     EXPECT_TRUE(ExpectRejectedOnDevice(c, Algo::kTree, Proto::kSimple));
     EXPECT_STREQ(RejectingVariableOnDevice(c, Algo::kTree, Proto::kSimple), "GPURUN_ALGO");
     EXPECT_STREQ(RejectingVariableOnDevice(c, Algo::kRing, Proto::kLL128), "GPURUN_PROTO");
@@ -208,7 +210,6 @@ TEST(ExpectRejectedOnDevice, OnlyRingSimpleForTheGpuCollectives) {
   EXPECT_FALSE(ExpectRejectedOnDevice(Coll::kAllreduce, Algo::kAuto, Proto::kLL));
   EXPECT_TRUE(ExpectRejectedOnDevice(Coll::kAllreduce, Algo::kOneShot, Proto::kSimple));
   EXPECT_STREQ(RejectingVariableOnDevice(Coll::kAllreduce, Algo::kOneShot, Proto::kSimple), "GPURUN_PROTO");
-  EXPECT_TRUE(ExpectRejectedOnDevice(Coll::kAllreduce, Algo::kRing, Proto::kLL));
   EXPECT_TRUE(ExpectRejectedOnDevice(Coll::kBcast, Algo::kOneShot, Proto::kLL));
   EXPECT_STREQ(RejectingVariableOnDevice(Coll::kBcast, Algo::kOneShot, Proto::kLL), "GPURUN_ALGO");
   // The barrier keeps the host rules.

@@ -170,7 +170,9 @@ std::vector<Coll> P2pColls() {
 bool ExpectRejectedOnDevice(Coll coll, Algo algo, Proto proto) {
   if (IsP2pColl(coll)) return false;  // device point-to-point: no algorithm to restrict
   if (!GpuServes(coll)) return ExpectRejected(coll, algo, proto);
-  const bool ring = (algo == Algo::kAuto || algo == Algo::kRing) && (proto == Proto::kAuto || proto == Proto::kSimple);
+  // The ring runs LL and Simple.
+  const bool ring = (algo == Algo::kAuto || algo == Algo::kRing) &&
+                    (proto == Proto::kAuto || proto == Proto::kSimple || proto == Proto::kLL);
   // Allreduce also runs one-shot over LL lines (calls up to GPURUN_GPU_ONESHOT_BYTES).
   const bool oneshot = coll == Coll::kAllreduce && (algo == Algo::kAuto || algo == Algo::kOneShot) &&
                        (proto == Proto::kAuto || proto == Proto::kLL);

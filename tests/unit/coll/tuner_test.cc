@@ -265,7 +265,7 @@ TEST_F(TunerTest, NChannelsForcesTheChannelCount) {
 
 TEST_F(TunerTest, NChannelsAboveTheHostMaximumIsAnError) {
   const std::string over = std::to_string(kHostMaxChannels + 1);
-  ASSERT_TRUE(ParamRegistry::Global().Override("GPURUN_NCHANNELS", over).ok()) << "valid for the registry (0..64)";
+  ASSERT_TRUE(ParamRegistry::Global().Override("GPURUN_NCHANNELS", over).ok()) << "valid for the registry (0..128)";
   StatusOr<TuneChoice> choice = ChooseHost(Input(Func::kAllReduce, 8, 4), {});
   ASSERT_FALSE(choice.ok());
   EXPECT_EQ(choice.status().code(), grInvalidUsage);
@@ -274,7 +274,7 @@ TEST_F(TunerTest, NChannelsAboveTheHostMaximumIsAnError) {
 }
 
 TEST_F(TunerTest, NChannelsBadValuesAreRejectedByTheRegistry) {
-  for (const char* bad : {"-1", "65", "abc", "2.5", ""}) {
+  for (const char* bad : {"-1", "129", "abc", "2.5", ""}) {
     const Status status = ParamRegistry::Global().Override("GPURUN_NCHANNELS", bad);
     EXPECT_FALSE(status.ok()) << "'" << bad << "'";
     EXPECT_NE(status.message().find("GPURUN_NCHANNELS"), std::string::npos) << status.message();

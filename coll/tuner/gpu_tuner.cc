@@ -1,0 +1,98 @@
+// ChooseGpu (gpu_tuner.h).
+#include "coll/tuner/gpu_tuner.h"
+
+#include <cstdio>
+#include <string>
+
+#include "coll/tuner/gpu_model.h"
+#include "runtime/base/log.h"
+
+namespace gpurun::coll {
+namespace {
+
+struct Candidate {
+  Algo algo;
+  Protocol proto;
+};
+// In the order that wins ties.
+constexpr Candidate kCandidates[] = {
+    {Algo::kRing, Protocol::kSimple}, {Algo::kRing, Protocol::kLL}, {Algo::kOneShot, Protocol::kLL}};
+
+std::string Has(const GpuTuneInput& in) {
+  std::string text = "ring with ll, simple";
+  if (in.func != Func::kAllReduce) return text;
+  if (!in.oneshot_limit.empty()) return text + "; not oneshot: " + std::string(in.oneshot_limit);
+  return text + "; oneshot with ll up to GPURUN_GPU_ONESHOT_BYTES=" + std::to_string(in.oneshot_max_bytes) +
+         " B (this call: " + std::to_string(in.bytes) + " B)";
+}
+
+Status NothingLeft(const GpuTuneInput& in, const CollOverride& o) {
+  const char* func = FuncName(in.func);
+  std::string forced;
+  if (o.algo.Restricted(in.func)) {
+    forced += "GPURUN_ALGO='" + o.algo.Describe() + "' (allows " + o.algo.AllowedNames(in.func) + " for " + func + ")";
+  }
+  if (o.proto.Restricted(in.func)) {
+    forced += std::string(forced.empty() ? "" : " with ") + "GPURUN_PROTO='" + o.proto.Describe() + "' (allows " +
+              o.proto.AllowedNames(in.func) + " for " + func + ")";
+  }
+  if (forced.empty()) return InternalError(std::string("the GPU tuner has no candidate for ") + func);
+  return InvalidUsage(forced + " leaves nothing the GPU path can run for this " + func + " (it has: " + Has(in) + ")");
+}
+
+void LogCandidates(const GpuTuneInput& in, const double (&times)[3], const int (&channels)[3]) {
+  std::string text;
+  for (int i = 0; i < 3; ++i) {
+    if (times[i] < 0) continue;
+    char item[96];
+    (void)std::snprintf(item, sizeof(item), " %s/%s %.2f us (%d ch)", AlgoName(kCandidates[i].algo),
+                        ProtocolName(kCandidates[i].proto), times[i], channels[i]);
+    text += item;
+  }
+  GR_LOG(Trace, Tuning) << "GPU " << FuncName(in.func) << " " << in.bytes << " B candidates:" << text;
+}
+
+}  // namespace
+
+double PredictGpuCandidate(const GpuTuneInput& in, Algo algo, Protocol proto, int* nchannels) {
+  const GpuTunerTables& t = kH200NvlinkTables;
+  if (algo == Algo::kOneShot) {
+    if (!in.oneshot_limit.empty() || in.bytes > in.oneshot_max_bytes) return -1;
+    *nchannels = 1;
+  } else {
+    *nchannels = in.forced_channels > 0 ? in.forced_channels
+                                        : GpuChannels(t, in.func, proto, in.bytes, in.nranks, in.max_channels);
+  }
+  return PredictGpu(t, in.func, algo, proto, in.nranks, *nchannels, in.bytes);
+}
+
+StatusOr<TuneChoice> ChooseGpu(const GpuTuneInput& in, const CollOverride& o, bool honour_override) {
+  if (in.forced_channels > in.max_channels) {
+    return InvalidUsage("GPURUN_NCHANNELS=" + std::to_string(in.forced_channels) + " is more than the GPU ring's " +
+                        std::to_string(in.max_channels) + " channels (GPURUN_GPU_NCHANNELS, " + FuncName(in.func) +
+                        ")");
+  }
+  double times[3] = {-1, -1, -1};
+  int channels[3] = {0, 0, 0};
+  TuneChoice best;
+  bool found = false;
+  for (int i = 0; i < 3; ++i) {
+    const Candidate c = kCandidates[i];
+    if (honour_override && !o.Allowed(in.func, c.algo, c.proto)) continue;
+    const double t = PredictGpuCandidate(in, c.algo, c.proto, &channels[i]);
+    if (t < 0) continue;
+    times[i] = t;
+    if (!found || t < best.predicted_us) {
+      best = TuneChoice{c.algo, c.proto, channels[i], t};
+      found = true;
+    }
+  }
+  if (!found) return NothingLeft(in, o);
+  GR_LOG(Info, Tuning) << "GPU " << FuncName(in.func) << " " << in.bytes << " B, " << in.nranks
+                       << " ranks: " << AlgoName(best.algo) << "/" << ProtocolName(best.proto) << " " << best.nchannels
+                       << " channel(s), predicted " << best.predicted_us << " us";
+  if (Logger::Enabled(LogLevel::kTrace, Subsys::kTuning)) LogCandidates(in, times, channels);
+  return best;
+}
+
+}  // namespace gpurun::coll

@@ -1,0 +1,44 @@
+// The GPU path's choice of (algorithm, protocol, channels) per call: the
+// cheapest candidate of the GPU cost model (gpu_model.h) over the H200
+// NVLink tables, among what the GPU path implements (ring with LL and
+// Simple for every function; one-shot with LL for allreduce when the
+// communicator allows it and the call is small enough) and what
+// GPURUN_ALGO / GPURUN_PROTO leave. GPURUN_NCHANNELS forces the ring's
+// channel count (at most the ring's channels; the one-shot kernel sizes its
+// own grid, GPURUN_GPU_ONESHOT_BLOCKS). Each choice is logged at INFO under
+// GPURUN_DEBUG_SUBSYS=TUNING, every candidate at TRACE.
+#ifndef GPURUN_COLL_TUNER_GPU_TUNER_H_
+#define GPURUN_COLL_TUNER_GPU_TUNER_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "coll/coll_types.h"
+#include "coll/tuner/override.h"
+#include "coll/tuner/tuner.h"
+#include "runtime/base/status.h"
+
+namespace gpurun::coll {
+
+struct GpuTuneInput {
+  Func func = Func::kAllReduce;
+  uint64_t bytes = 0;  // NCCL's nBytes, as TuneInput::bytes
+  int nranks = 2;
+  int max_channels = 1;            // the ring's channels
+  uint64_t oneshot_max_bytes = 0;  // largest one-shot allreduce; 0: none
+  std::string_view oneshot_limit;  // why one-shot is out for the communicator ("" when it is not)
+  int forced_channels = 0;         // GPURUN_NCHANNELS; 0: the model's
+};
+
+// InvalidUsage when the override (`honour_override`) leaves no candidate, or
+// GPURUN_NCHANNELS asks for more channels than the ring has; the message
+// names the variables, their values and what the GPU path has.
+StatusOr<TuneChoice> ChooseGpu(const GpuTuneInput& input, const CollOverride& override_masks, bool honour_override);
+
+// Every candidate's predicted time for gpurun-tune: negative when the GPU
+// path lacks it for this input (not implemented, or one-shot out of reach).
+double PredictGpuCandidate(const GpuTuneInput& input, Algo algo, Protocol proto, int* nchannels);
+
+}  // namespace gpurun::coll
+
+#endif  // GPURUN_COLL_TUNER_GPU_TUNER_H_

@@ -1,0 +1,123 @@
+// The GPU tuner (coll/tuner/gpu_tuner.h, gpu_model.h): the model's formula
+// on its own tables, the channel rule, the choice per size, and the forced
+// choices it must refuse with a message naming what the GPU path has.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "coll/tuner/gpu_model.h"
+#include "coll/tuner/gpu_tuner.h"
+#include "coll/tuner/override.h"
+
+namespace gpurun::coll {
+namespace {
+
+GpuTuneInput Input(Func func, uint64_t bytes) {
+  GpuTuneInput in;
+  in.func = func;
+  in.bytes = bytes;
+  in.nranks = 2;
+  in.max_channels = 128;
+  in.oneshot_max_bytes = func == Func::kAllReduce ? 4 << 20 : 0;
+  return in;
+}
+
+CollOverride Forced(const char* algo, const char* proto) {
+  CollOverride o;
+  o.algo = *ParseAlgoOverride(algo);
+  o.proto = *ParseProtoOverride(proto);
+  return o;
+}
+
+TEST(GpuModel, FollowsTheFormula) {
+  const GpuTunerTables& t = kH200NvlinkTables;
+  const int f = static_cast<int>(Func::kAllGather), a = static_cast<int>(Algo::kRing),
+            p = static_cast<int>(Protocol::kLL);
+  // allgather on 2 ranks: one step, factor 1/2; 4 channels below the cap.
+  const double expect = t.base_us[f][a][p] + t.hop_us[f][a][p] + 1e6 * 0.5 / (1000 * 4 * t.channel_gbps[f][a][p]);
+  EXPECT_DOUBLE_EQ(PredictGpu(t, Func::kAllGather, Algo::kRing, Protocol::kLL, 2, 4, 1000000), expect);
+  // LL128 and tree are not built on the GPU path.
+  EXPECT_LT(PredictGpu(t, Func::kAllReduce, Algo::kRing, Protocol::kLL128, 2, 4, 1024), 0);
+  EXPECT_LT(PredictGpu(t, Func::kAllReduce, Algo::kTree, Protocol::kSimple, 2, 4, 1024), 0);
+  EXPECT_LT(PredictGpu(t, Func::kBroadcast, Algo::kOneShot, Protocol::kLL, 2, 1, 1024), 0);
+}
+
+TEST(GpuModel, ChannelsGrowWithBytesUpToTheRing) {
+  const GpuTunerTables& t = kH200NvlinkTables;
+  const uint64_t per = t.min_channel_bytes[static_cast<int>(Protocol::kLL)];
+  EXPECT_EQ(GpuChannels(t, Func::kAllReduce, Protocol::kLL, 8, 2, 128), 1);
+  EXPECT_EQ(GpuChannels(t, Func::kAllReduce, Protocol::kLL, 3 * per, 2, 128), 3);
+  EXPECT_EQ(GpuChannels(t, Func::kAllReduce, Protocol::kLL, 3 * per + 1, 2, 128), 4);
+  EXPECT_EQ(GpuChannels(t, Func::kAllReduce, Protocol::kLL, 1ull << 40, 2, 128), 128);
+  EXPECT_EQ(GpuChannels(t, Func::kAllReduce, Protocol::kLL, 1ull << 40, 2, 24), 24);
+}
+
+TEST(GpuTuner, SmallAllReduceIsOneShotAndLargeIsRingSimple) {
+  const auto small = ChooseGpu(Input(Func::kAllReduce, 8), CollOverride{}, true);
+  ASSERT_TRUE(small.ok()) << small.status().ToString();
+  EXPECT_EQ(small->algo, Algo::kOneShot);
+  const auto large = ChooseGpu(Input(Func::kAllReduce, 1ull << 30), CollOverride{}, true);
+  ASSERT_TRUE(large.ok());
+  EXPECT_EQ(large->algo, Algo::kRing);
+  EXPECT_EQ(large->proto, Protocol::kSimple);
+  EXPECT_EQ(large->nchannels, 128);
+}
+
+TEST(GpuTuner, SmallAllGatherIsLLAndLargeIsSimple) {
+  const auto small = ChooseGpu(Input(Func::kAllGather, 1024), CollOverride{}, true);
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(small->proto, Protocol::kLL);
+  const auto large = ChooseGpu(Input(Func::kAllGather, 1ull << 30), CollOverride{}, true);
+  ASSERT_TRUE(large.ok());
+  EXPECT_EQ(large->proto, Protocol::kSimple);
+}
+
+TEST(GpuTuner, WithoutOneShotAllReduceUsesTheRing) {
+  GpuTuneInput in = Input(Func::kAllReduce, 8);
+  in.oneshot_limit = "a one-shot allreduce needs every rank on one host";
+  const auto c = ChooseGpu(in, CollOverride{}, true);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->algo, Algo::kRing);
+  EXPECT_EQ(c->proto, Protocol::kLL);
+}
+
+TEST(GpuTuner, HonoursAndRefusesForcedChoices) {
+  const auto ll = ChooseGpu(Input(Func::kAllGather, 1ull << 30), Forced("", "ll"), true);
+  ASSERT_TRUE(ll.ok());
+  EXPECT_EQ(ll->proto, Protocol::kLL);
+  // The runtime's own calls ignore the override.
+  const auto free = ChooseGpu(Input(Func::kAllGather, 1ull << 30), Forced("", "ll"), false);
+  ASSERT_TRUE(free.ok());
+  EXPECT_EQ(free->proto, Protocol::kSimple);
+
+  const auto ll128 = ChooseGpu(Input(Func::kAllGather, 64), Forced("", "ll128"), true);
+  ASSERT_FALSE(ll128.ok());
+  EXPECT_EQ(ll128.status().code(), grInvalidUsage);
+  EXPECT_NE(ll128.status().message().find("GPURUN_PROTO='ll128'"), std::string::npos) << ll128.status().message();
+  EXPECT_NE(ll128.status().message().find("ring with ll, simple"), std::string::npos);
+
+  // One-shot forced above its limit says why it cannot run.
+  const auto big = ChooseGpu(Input(Func::kAllReduce, 8 << 20), Forced("oneshot", ""), true);
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.status().message().find("GPURUN_GPU_ONESHOT_BYTES"), std::string::npos) << big.status().message();
+  GpuTuneInput far = Input(Func::kAllReduce, 8);
+  far.oneshot_limit = "rank 3 is on another host";
+  const auto other = ChooseGpu(far, Forced("oneshot", ""), true);
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("rank 3 is on another host"), std::string::npos);
+}
+
+TEST(GpuTuner, ForcedChannels) {
+  GpuTuneInput in = Input(Func::kAllGather, 1ull << 20);
+  in.forced_channels = 3;
+  const auto c = ChooseGpu(in, CollOverride{}, true);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->nchannels, 3);
+  in.forced_channels = 129;
+  const auto too_many = ChooseGpu(in, CollOverride{}, true);
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_NE(too_many.status().message().find("GPURUN_NCHANNELS=129"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpurun::coll
