@@ -72,7 +72,7 @@ int LaunchWithSrun(const Options& options, const EnvLookup& lookup, const std::s
   if (options.dry_run) {
     Print(ShellLine(*argv) + "\n");
     if (options.timeout_s) {
-      TellUser("--timeout " + std::to_string(*options.timeout_s) + " s is enforced by gpurun around that srun");
+      TellUser("--timeout is enforced by gpurun around that srun (srun's own --time counts whole minutes)");
     }
     return 0;
   }

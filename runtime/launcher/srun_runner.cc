@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <sstream>
 
 #include "runtime/launcher/exit_policy.h"
 #include "runtime/launcher/user_message.h"
@@ -34,6 +35,7 @@ sigset_t WatchedSignals() {
 // posix_spawn of srun with the default signal mask and dispositions; -1 on failure (told).
 pid_t Spawn(const std::vector<std::string>& args) {
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   posix_spawnattr_t attr;
@@ -63,6 +65,13 @@ struct Watch {
   int gpurun_signal = 0;  // the first terminating signal gpurun received
 };
 
+// "0.3", "90", "11.2": seconds as a person writes them.
+std::string Seconds(double s) {
+  std::ostringstream out;
+  out << s;
+  return out.str();
+}
+
 void OnSignal(int signal, Watch& watch) {
   if (signal == SIGCHLD) return;
   kill(watch.pid, signal);
@@ -72,15 +81,15 @@ void OnSignal(int signal, Watch& watch) {
 void OnDeadline(const SrunRun& run, Watch& watch) {
   if (!watch.timed_out) {
     watch.timed_out = true;
-    TellUser("timeout: the job ran longer than --timeout " + std::to_string(*run.timeout_s) +
+    TellUser("timeout: the job ran longer than --timeout " + Seconds(*run.timeout_s) +
              " s; sending SIGTERM to srun (pid " + std::to_string(watch.pid) + ") to end the job step");
     kill(watch.pid, SIGTERM);
     watch.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                         std::chrono::duration<double>(run.kill_grace_s + kSrunExitSlackS));
   } else if (!watch.killed) {
     watch.killed = true;
-    TellUser("srun (pid " + std::to_string(watch.pid) + ") still runs " +
-             std::to_string(run.kill_grace_s + kSrunExitSlackS) + " s after SIGTERM: sending SIGKILL");
+    TellUser("srun (pid " + std::to_string(watch.pid) + ") still runs " + Seconds(run.kill_grace_s + kSrunExitSlackS) +
+             " s after SIGTERM: sending SIGKILL");
     kill(watch.pid, SIGKILL);
     watch.deadline = Clock::time_point::max();
   }
