@@ -88,6 +88,15 @@ test_srun_pingpong_2x1() {
   expect "exit 0" [ "$rc" -eq 0 ] && expect "ranks on two nodes talk over UCX" has 'rank 1 .*ucx|ucx.*rank 1'
 }
 
+# Node identity from Slurm's PMIx server picks the wires: shared memory within a node, UCX between nodes.
+test_srun_wires_2x2() {
+  run env GPURUN_DEBUG=INFO GPURUN_DEBUG_SUBSYS=P2P srun --mpi=pmix -N2 -n4 "$bin/ring"
+  expect "exit 0" [ "$rc" -eq 0 ] &&
+    expect "rank 0 reaches rank 1 (node1) over shm" has ':0 gpurun INFO P2P rank 1 \(node 0, host node1, .*\): shm wire' &&
+    expect "rank 0 reaches ranks 2, 3 (node2) over ucx" [ "$(count ':0 gpurun INFO P2P rank [23] \(node 1, host node2, .*\): ucx wire')" -eq 2 ] &&
+    expect "rank 3 reaches rank 2 (node2) over shm" has ':3 gpurun INFO P2P rank 2 \(node 1, host node2, .*\): shm wire'
+}
+
 test_srun_allreduce_2x2() {
   run srun --mpi=pmix -N2 -n4 "$bin/allreduce" 300007
   expect "exit 0" [ "$rc" -eq 0 ] && expect "verdict" has 'every element on every rank is right'
@@ -210,7 +219,7 @@ one() {
   fi
 }
 
-tests=(srun_hello_4x2 srun_ring_4x1 srun_pingpong_2x1 srun_allreduce_2x2 srun_matrix_2x2 srun_matrix_4x1_ring
+tests=(srun_hello_4x2 srun_ring_4x1 srun_pingpong_2x1 srun_wires_2x2 srun_allreduce_2x2 srun_matrix_2x2 srun_matrix_4x1_ring
   sbatch_examples salloc_gpurun_dry_run salloc_gpurun_delegates salloc_gpurun_allreduce salloc_gpurun_timeout
   salloc_rank_killed salloc_rank_exit_code)
 [ -z "${CLUSTER_TESTS:-}" ] || read -r -a tests <<<"${CLUSTER_TESTS//,/ }"
