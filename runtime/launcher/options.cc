@@ -250,13 +250,18 @@ Inside a Slurm allocation the options become srun options:
   -x VAR[=value] -> --export=ALL,VAR[=value] (a value holding ',' is an error);
   --tag-output -> --label ("R: " prefixes);  stdin -> --input=0;
   kill the job when a rank fails -> --kill-on-bad-exit=1
-  (--disable-auto-cleanup -> --kill-on-bad-exit=0);
+  (--disable-auto-cleanup -> --kill-on-bad-exit=0; srun still ends the whole
+  step once a rank is killed by a signal);
   --bind-to core|numa -> --cpu-bind=cores|ldoms (none: Slurm's default);
-  --report-bindings -> --cpu-bind=verbose;  --oversubscribe -> --overcommit;
+  --report-bindings -> --cpu-bind=verbose;  --oversubscribe -> --overcommit
+  (without it Slurm's limits apply: no more ranks than the allocation's CPUs);
+  the grace between SIGTERM and SIGKILL is Slurm's KillWait, not
+  GPURUN_KILL_GRACE;
   --timeout SEC: gpurun runs srun as its child and, after SEC, sends it
   SIGTERM (SIGKILL after GPURUN_KILL_GRACE + 10 s) and exits 124.
-The exit status is srun's. The ranks find Slurm's PMIx server and take their
-node identity (host, node id, local ranks) from it.
+The exit status is srun's (the highest of the ranks'). The ranks find
+Slurm's PMIx server and take their node identity (host, node id, local
+ranks) from it.
 
 Each rank gets gpurun's environment, the -x variables, the PMIx variables, and
 GPURUN_RANK, GPURUN_SIZE, GPURUN_LOCAL_RANK, GPURUN_LOCAL_SIZE, GPURUN_JOB_ID,
