@@ -164,6 +164,16 @@ test_salloc_gpurun_delegates() {
     expect "2 hosts" [ "$(hello_hosts)" -eq 2 ]
 }
 
+# stdin reaches rank 0 only (srun --input=0); -x VAR=value and -x VAR reach every rank (srun --export).
+test_salloc_gpurun_stdin_and_exports() {
+  run sh -c "printf 'first line\nsecond\n' | salloc -N2 -n2 '$bin/gpurun' -n 2 '$bin/mp_probe' stdin"
+  expect "exit 0" [ "$rc" -eq 0 ] && expect "rank 0 reads stdin" has '^rank 0 read 18 bytes: first line$' &&
+    expect "rank 1 reads nothing" has '^rank 1 read 0 bytes' || return 1
+  run env GRTEST_FROM_ENV=inherited salloc -N2 -n2 "$bin/gpurun" -n 2 -x GRTEST_SET=a=b -x GRTEST_FROM_ENV "$bin/mp_probe" \
+    env GRTEST_SET GRTEST_FROM_ENV
+  expect "exit 0" [ "$rc" -eq 0 ] && expect "both ranks see both variables" [ "$(count '^rank [01] GRTEST_(SET=a=b|FROM_ENV=inherited)$')" -eq 4 ]
+}
+
 test_salloc_gpurun_allreduce() {
   run salloc -N2 -n4 "$bin/gpurun" -n 4 --timeout 60 "$bin/allreduce" 100003
   expect "exit 0" [ "$rc" -eq 0 ] && expect "verdict" has 'every element on every rank is right'
@@ -220,8 +230,8 @@ one() {
 }
 
 tests=(srun_hello_4x2 srun_ring_4x1 srun_pingpong_2x1 srun_wires_2x2 srun_allreduce_2x2 srun_matrix_2x2 srun_matrix_4x1_ring
-  sbatch_examples salloc_gpurun_dry_run salloc_gpurun_delegates salloc_gpurun_allreduce salloc_gpurun_timeout
-  salloc_rank_killed salloc_rank_exit_code)
+  sbatch_examples salloc_gpurun_dry_run salloc_gpurun_delegates salloc_gpurun_stdin_and_exports salloc_gpurun_allreduce
+  salloc_gpurun_timeout salloc_rank_killed salloc_rank_exit_code)
 [ -z "${CLUSTER_TESTS:-}" ] || read -r -a tests <<<"${CLUSTER_TESTS//,/ }"
 for name in "${tests[@]}"; do
   declare -F "test_$name" >/dev/null || {
