@@ -12,8 +12,10 @@
 namespace gpurun::coll {
 namespace {
 
-constexpr std::pair<Algo, Protocol> kColumns[] = {
-    {Algo::kRing, Protocol::kLL}, {Algo::kRing, Protocol::kSimple}, {Algo::kOneShot, Protocol::kLL}};
+constexpr std::pair<Algo, Protocol> kColumns[] = {{Algo::kRing, Protocol::kLL},
+                                                  {Algo::kRing, Protocol::kLL128},
+                                                  {Algo::kRing, Protocol::kSimple},
+                                                  {Algo::kOneShot, Protocol::kLL}};
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 // gpurun-tune --gpu: the GPU tuner's choice per size (coll/tuner/gpu_tuner.h)
-// for one rank per GPU on one host, and every candidate's predicted time.
+// for one rank per GPU on one host whose ring hops are NVLink (so LL128 is
+// a candidate), and every candidate's predicted time.
 #ifndef GPURUN_BENCH_TUNE_TUNE_GPU_H_
 #define GPURUN_BENCH_TUNE_TUNE_GPU_H_
 

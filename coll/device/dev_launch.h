@@ -10,7 +10,8 @@
 // the sender's; the peer maps them through CUDA IPC (p2p/cuda_ipc). Counters
 // count steps: the sender publishes step s by storing tail = s + n after the
 // data; the receiver releases it by storing head = s + n after reading.
-// Each channel also has an LL FIFO (ll_buffer_bytes) next to the Simple one,
+// Each channel also has an LL FIFO (ll_buffer_bytes) and, where LL128 is
+// safe, an LL128 FIFO (ll128_buffer_bytes) next to the Simple one,
 // with the same step counters (NCCL shares conn->step between protocols):
 // an LL step carries its flag in every line instead of a tail, and releases
 // its slot through the same head, so slot s % kFifoSteps of either FIFO is
@@ -30,16 +31,18 @@ inline constexpr int kMaxDeviceChannels = 128;
 
 // The receiving end of a connection on this rank.
 struct DevRecvConn {
-  const uint8_t* fifo;     // local: kFifoSteps slots written by the sender
-  const uint8_t* ll_fifo;  // local: the LL FIFO
-  const uint64_t* tail;    // local: the sender's published step count
-  uint64_t* head;          // remote (the sender's memory): our released step count
+  const uint8_t* fifo;        // local: kFifoSteps slots written by the sender
+  const uint8_t* ll_fifo;     // local: the LL FIFO
+  const uint8_t* ll128_fifo;  // local: the LL128 FIFO (null when the ring has none)
+  const uint64_t* tail;       // local: the sender's published step count
+  uint64_t* head;             // remote (the sender's memory): our released step count
 };
 
 // The sending end.
 struct DevSendConn {
   uint8_t* fifo;         // remote: the receiver's FIFO
   uint8_t* ll_fifo;      // remote: the receiver's LL FIFO
+  uint8_t* ll128_fifo;   // remote: the receiver's LL128 FIFO (null when the ring has none)
   uint64_t* tail;        // remote: the receiver's tail counter
   const uint64_t* head;  // local: the receiver's released step count
 };
@@ -69,17 +72,18 @@ struct DevError {
 };
 
 struct DevLaunch {
-  const void* send;           // the call's send buffer (device)
-  void* recv;                 // the call's receive buffer (device)
-  DevChannel* channels;       // device memory, kMaxDeviceChannels entries
-  const int32_t* ring_ranks;  // device memory: the rank at each ring position (blocks are laid out by rank)
-  DevError* error;            // host-mapped
-  const uint32_t* abort;      // host-mapped: nonzero ends every wait
-  uint64_t timeout_ns;        // 0: no timeout
-  uint64_t buffer_bytes;      // Simple FIFO bytes per connection
-  uint64_t ll_buffer_bytes;   // LL FIFO bytes per connection
-  uint32_t divisor;           // avg: the rank count
-  int32_t nworks;             // blocks; block b runs work[b]
+  const void* send;             // the call's send buffer (device)
+  void* recv;                   // the call's receive buffer (device)
+  DevChannel* channels;         // device memory, kMaxDeviceChannels entries
+  const int32_t* ring_ranks;    // device memory: the rank at each ring position (blocks are laid out by rank)
+  DevError* error;              // host-mapped
+  const uint32_t* abort;        // host-mapped: nonzero ends every wait
+  uint64_t timeout_ns;          // 0: no timeout
+  uint64_t buffer_bytes;        // Simple FIFO bytes per connection
+  uint64_t ll_buffer_bytes;     // LL FIFO bytes per connection
+  uint64_t ll128_buffer_bytes;  // LL128 FIFO bytes per connection (0: none)
+  uint32_t divisor;             // avg: the rank count
+  int32_t nworks;               // blocks; block b runs work[b]
   WorkDesc work[kMaxDeviceChannels];
 };
 

@@ -1,6 +1,6 @@
 // The device collective kernel: one block per WorkDesc of the launch, the
 // ring algorithm of the work's function over the primitives of the work's
-// protocol (LL or Simple; every work of a launch has the same), for one
+// protocol (LL, LL128 or Simple; every work of a launch has the same), for one
 // (element type, operator) pair. avg runs as sum with a final division, so it
 // has no kernel of its own. ring_kernels.cu.in instantiates it per type.
 #ifndef GPURUN_COLL_DEVICE_RING_KERNEL_CUH_
@@ -8,6 +8,7 @@
 
 #include "coll/device/dev_launch.h"
 #include "coll/device/prims_ll.cuh"
+#include "coll/device/prims_ll128.cuh"
 #include "coll/device/prims_simple.cuh"
 #include "coll/device/ring_algos.cuh"
 
@@ -43,6 +44,9 @@ __global__ void __launch_bounds__(kMaxDeviceThreads) RingKernel(const __grid_con
   __syncthreads();
   if (w.proto == Protocol::kLL) {
     PrimsLL<D, Op> p(l, w, &chan, &failed);
+    RunRingWork(p, w, l);
+  } else if (w.proto == Protocol::kLL128) {
+    PrimsLL128<D, Op> p(l, w, &chan, &failed);
     RunRingWork(p, w, l);
   } else {
     PrimsSimple<D, Op> p(l, w, &chan, &failed);

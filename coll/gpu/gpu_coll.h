@@ -59,6 +59,11 @@ struct GpuCollOptions {
   // LL FIFO bytes per connection (NCCL's default LL buffer, 32 KiB of data
   // per step).
   uint64_t ll_buffer_bytes = kLLDefaultBufferBytes;
+  // LL128 FIFO bytes per connection, where LL128 is safe (ring_connectors.h):
+  // 8 steps of 1024 lines, 120 KiB of data per step. NCCL's 4.7 MiB would
+  // take 600 MiB per rank with 128 channels; a call that needs LL128's
+  // bandwidth (1-16 MiB) spreads over enough channels to fill these.
+  uint64_t ll128_buffer_bytes = 1 << 20;
   // GPURUN_GPU_ONESHOT_BYTES: allreduce calls up to this size run one-shot
   // (oneshot_peers.h) on 2..8 ranks of one host; 0: never.
   // GPURUN_GPU_ONESHOT_BLOCKS: most blocks of a one-shot launch (one per

@@ -32,12 +32,12 @@ Status NoKernels(DataType type) {
 }  // namespace
 
 Status GpuColl::CheckOverride(Func func) const {
-  if (override_.Allowed(func, Algo::kRing, Protocol::kSimple) || override_.Allowed(func, Algo::kRing, Protocol::kLL))
-      [[likely]] {
+  if (override_.Allowed(func, Algo::kRing, Protocol::kSimple) || override_.Allowed(func, Algo::kRing, Protocol::kLL) ||
+      override_.Allowed(func, Algo::kRing, Protocol::kLL128)) [[likely]] {
     return OkStatus();
   }
   if (func == Func::kAllReduce && override_.Allowed(func, Algo::kOneShot, Protocol::kLL)) return OkStatus();
-  return InvalidUsage(std::string("GPURUN_ALGO / GPURUN_PROTO exclude ring/simple, ring/ll") +
+  return InvalidUsage(std::string("GPURUN_ALGO / GPURUN_PROTO exclude ring/simple, ring/ll, ring/ll128") +
                       (func == Func::kAllReduce ? " and oneshot/ll" : "") + " for " + FuncName(func) +
                       ", everything the GPU path has for it so far");
 }
@@ -66,6 +66,9 @@ StatusOr<TuneChoice> GpuColl::Choose(const CollCall& call, Choice choice) const 
   in.max_channels = ring_ != nullptr ? ring_->nchannels() : kMaxDeviceChannels;
   in.oneshot_max_bytes = call.func == Func::kAllReduce ? oneshot_max_bytes_ : 0;
   in.oneshot_limit = oneshot_limit_;
+  // Before the ring exists, LL128 is assumed possible; the choice is made
+  // again once it does (Launch).
+  in.ll128_limit = ring_ != nullptr ? std::string_view(ring_->ll128_limit()) : std::string_view();
   in.forced_channels = choice == Choice::kOverride ? forced_channels_ : 0;
   return ChooseGpu(in, override_, choice == Choice::kOverride);
 }
@@ -74,10 +77,12 @@ Status GpuColl::Launch(const CollCall& call, void* stream, Choice choice) {
   GR_ASSIGN_OR_RETURN(TuneChoice c, Choose(call, choice));
   if (c.algo == Algo::kOneShot) return LaunchOneShot(call, stream);
   if (ring_ == nullptr) {
-    GR_ASSIGN_OR_RETURN(
-        ring_, RingConnectors::Create(link_, device_, opt_.max_channels, opt_.buffer_bytes, opt_.ll_buffer_bytes));
-    // The channel count may depend on how many channels the ring has.
+    GR_ASSIGN_OR_RETURN(ring_, RingConnectors::Create(link_, device_, opt_.max_channels, opt_.buffer_bytes,
+                                                      opt_.ll_buffer_bytes, opt_.ll128_buffer_bytes));
+    // Choose again with what the ring has (its channels, whether LL128 is
+    // safe); every rank makes the same ring, so the same choice.
     GR_ASSIGN_OR_RETURN(c, Choose(call, choice));
+    if (c.algo == Algo::kOneShot) return LaunchOneShot(call, stream);
   }
   return LaunchRing(call, stream, c);
 }
@@ -119,10 +124,12 @@ Status GpuColl::LaunchRing(const CollCall& call, void* stream, const TuneChoice&
   in.algo = Algo::kRing;
   in.proto = choice.proto;
   in.nchannels = choice.nchannels;
-  in.buffer_bytes = choice.proto == Protocol::kLL ? ring_->ll_buffer_bytes() : ring_->buffer_bytes();
+  in.buffer_bytes = choice.proto == Protocol::kLL      ? ring_->ll_buffer_bytes()
+                    : choice.proto == Protocol::kLL128 ? ring_->ll128_buffer_bytes()
+                                                       : ring_->buffer_bytes();
   in.max_channels = kMaxDeviceChannels;
-  // LL moves a chunk in one step and forwards it line by line: no smaller
-  // chunks needed for pipelining.
+  // LL and LL128 move a chunk in one step and forward it line by line: no
+  // smaller chunks needed for pipelining.
   if (choice.proto == Protocol::kSimple) {
     const uint64_t part = call.count * static_cast<uint64_t>(ElemSize(call.type)) / static_cast<uint64_t>(in.nchannels);
     const uint64_t per_loop = call.func == Func::kAllReduce ? static_cast<uint64_t>(in.nranks) : 1;
@@ -142,6 +149,7 @@ Status GpuColl::LaunchRing(const CollCall& call, void* stream, const TuneChoice&
   l.timeout_ns = static_cast<uint64_t>(opt_.timeout_s * 1e9);
   l.buffer_bytes = ring_->buffer_bytes();
   l.ll_buffer_bytes = ring_->ll_buffer_bytes();
+  l.ll128_buffer_bytes = ring_->ll128_buffer_bytes();
   l.divisor = static_cast<uint32_t>(link_.size());
   l.nworks = nworks;
   for (int i = 0; i < nworks; ++i) l.work[i] = works[static_cast<size_t>(i)];

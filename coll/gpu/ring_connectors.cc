@@ -23,7 +23,8 @@ uint8_t* At(void* base, uint64_t offset) { return static_cast<uint8_t*>(base) + 
 }  // namespace
 
 StatusOr<std::unique_ptr<RingConnectors>> RingConnectors::Create(CommLink& link, int device, int nchannels,
-                                                                 uint64_t buffer_bytes, uint64_t ll_buffer_bytes) {
+                                                                 uint64_t buffer_bytes, uint64_t ll_buffer_bytes,
+                                                                 uint64_t ll128_buffer_bytes) {
   if (link.size() < 2) return InternalError("GPU ring connectors need at least two ranks");
   if (nchannels < 0 || nchannels > kMaxDeviceChannels) {
     return InvalidArgument("GPU channel count " + std::to_string(nchannels) + " is outside 0.." +
@@ -35,12 +36,13 @@ StatusOr<std::unique_ptr<RingConnectors>> RingConnectors::Create(CommLink& link,
   c->nchannels_ = nchannels;
   c->buffer_bytes_ = buffer_bytes;
   c->ll_buffer_bytes_ = ll_buffer_bytes;
+  c->ll128_buffer_bytes_ = ll128_buffer_bytes;
   GR_RETURN_IF_ERROR(c->Exchange(link));
   GR_RETURN_IF_ERROR(c->WriteChannels());
   GR_LOG(Info, Coll) << "GPU ring connectors ready: GPU " << device << ", ring position " << c->position_
                      << " (after rank " << c->prev_rank_ << ", before rank " << c->next_rank_ << "), " << c->nchannels_
-                     << " channels of " << buffer_bytes << " B Simple and " << ll_buffer_bytes << " B LL FIFOs in "
-                     << PeerPathName(c->mine_->path());
+                     << " channels of " << buffer_bytes << " B Simple, " << ll_buffer_bytes << " B LL and "
+                     << c->ll128_buffer_bytes_ << " B LL128 FIFOs in " << PeerPathName(c->mine_->path());
   return c;
 }
 
@@ -100,22 +102,47 @@ StatusOr<PeerPath> RingConnectors::OrderAndPath(CommLink& link, const Connection
 Status RingConnectors::AgreeChannels(CommLink& link, const std::vector<std::string>& bus_ids,
                                      const std::vector<int>& order, const StatusOr<PeerPath>& path) {
   topo::GpuRingShape shape;
-  int32_t proposal = 0;
-  if (path.ok() && requested_channels_ > 0) {
-    proposal = requested_channels_;
-  } else if (path.ok()) {
+  struct Proposal {
+    int32_t channels = 0;
+    int32_t narrowest_nvlinks = topo::kUnknown;  // this rank's view, for LL128
+    int32_t host_path = 0;
+  } proposal;
+  if (path.ok()) {
     shape.narrowest_nvlinks = topo::NarrowestRingHopFromNvml(bus_ids, order);
+    proposal.narrowest_nvlinks = shape.narrowest_nvlinks;
+    proposal.host_path = *path == PeerPath::kHost ? 1 : 0;
+  }
+  if (path.ok() && requested_channels_ > 0) {
+    proposal.channels = requested_channels_;
+  } else if (path.ok()) {
     shape.ranks_per_gpu = topo::MostRanksPerGpu(bus_ids);
     shape.host_path = *path == PeerPath::kHost;
     int sms = 0;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_) == cudaSuccess) shape.sm_count = sms;
-    proposal = topo::GpuRingChannels(shape);
+    proposal.channels = topo::GpuRingChannels(shape);
   }
-  std::vector<int32_t> proposals(static_cast<size_t>(link.size()));
+  std::vector<Proposal> proposals(static_cast<size_t>(link.size()));
   GR_RETURN_IF_ERROR(link.AllGather(&proposal, sizeof(proposal), proposals.data()));
   nchannels_ = kMaxDeviceChannels;
-  for (int32_t p : proposals) {
-    if (p > 0) nchannels_ = std::min<int>(nchannels_, p);
+  for (const Proposal& p : proposals) {
+    if (p.channels > 0) nchannels_ = std::min<int>(nchannels_, p.channels);
+  }
+  // LL128 only where a warp's 128-byte store arrives whole (wire_format.h).
+  for (size_t r = 0; r < proposals.size() && ll128_limit_.empty(); ++r) {
+    const Proposal& p = proposals[r];
+    const std::string who = "rank " + std::to_string(r);
+    if (p.host_path != 0) {
+      ll128_limit_ = who + "'s ring FIFOs are in host memory";
+    } else if (p.narrowest_nvlinks == topo::kUnknown) {
+      ll128_limit_ = who + " cannot tell whether its ring hops are NVLink (no NVML answer)";
+    } else if (p.narrowest_nvlinks == 0) {
+      ll128_limit_ = who + " sees a ring hop between two GPUs over PCIe";
+    }
+  }
+  if (ll128_buffer_bytes_ == 0 && ll128_limit_.empty()) ll128_limit_ = "this ring has no LL128 FIFOs";
+  if (!ll128_limit_.empty()) {
+    ll128_limit_ = "LL128 needs every ring hop between two GPUs over NVLink through CUDA IPC, and " + ll128_limit_;
+    ll128_buffer_bytes_ = 0;
   }
   if (requested_channels_ > 0) {
     GR_LOG(Info, Tuning) << "GPU ring: " << nchannels_ << " channels (GPURUN_GPU_NCHANNELS)";
@@ -140,7 +167,8 @@ Status RingConnectors::Exchange(CommLink& link) {
   GR_ASSIGN_OR_RETURN(
       std::vector<std::unique_ptr<PeerMapping>> mapped,
       ShareOwnMemory(
-          link, path, device_, kControlBytes + (buffer_bytes_ + ll_buffer_bytes_) * static_cast<uint64_t>(nchannels_),
+          link, path, device_,
+          kControlBytes + (buffer_bytes_ + ll_buffer_bytes_ + ll128_buffer_bytes_) * static_cast<uint64_t>(nchannels_),
           ConnGroup::SegmentName(link.UniqueName(), kGpuRingSegmentGroup, link.rank()), peers, "GPU ring", &mine_));
   prev_ = std::move(mapped[0]);
   if (mapped.size() > 1) next_ = std::move(mapped[1]);
@@ -157,13 +185,18 @@ Status RingConnectors::WriteChannels() {
     const uint64_t fifo = kControlBytes + buffer_bytes_ * static_cast<uint64_t>(ch);
     const uint64_t ll_fifo = kControlBytes + buffer_bytes_ * static_cast<uint64_t>(nchannels_) +
                              ll_buffer_bytes_ * static_cast<uint64_t>(ch);
+    const uint64_t ll128_fifo = kControlBytes + (buffer_bytes_ + ll_buffer_bytes_) * static_cast<uint64_t>(nchannels_) +
+                                ll128_buffer_bytes_ * static_cast<uint64_t>(ch);
+    const bool ll128 = ll128_buffer_bytes_ > 0;
     DevChannel& d = table[static_cast<size_t>(ch)];
     d.recv.fifo = At(mine, fifo);
     d.recv.ll_fifo = At(mine, ll_fifo);
+    d.recv.ll128_fifo = ll128 ? At(mine, ll128_fifo) : nullptr;
     d.recv.tail = reinterpret_cast<const uint64_t*>(At(mine, counters));
     d.recv.head = reinterpret_cast<uint64_t*>(At(prev, counters + 128));
     d.send.fifo = At(next, fifo);
     d.send.ll_fifo = At(next, ll_fifo);
+    d.send.ll128_fifo = ll128 ? At(next, ll128_fifo) : nullptr;
     d.send.tail = reinterpret_cast<uint64_t*>(At(next, counters));
     d.send.head = reinterpret_cast<const uint64_t*>(At(mine, counters + 128));
     d.recv_step = 0;

@@ -10,9 +10,12 @@
 //
 // Layout of a rank's buffer: kControlBytes of counters (channel c at
 // c * 256: the receiving tail at +0, the sending head at +128, each on its own
-// 128-byte line), one Simple FIFO of buffer_bytes per channel, then one LL
-// FIFO of ll_buffer_bytes per channel (both protocols share the counters:
-// dev_launch.h).
+// 128-byte line), one Simple FIFO of buffer_bytes per channel, one LL FIFO
+// of ll_buffer_bytes per channel, then, when LL128 is safe on this ring, one
+// LL128 FIFO of ll128_buffer_bytes per channel (all protocols share the
+// counters: dev_launch.h). LL128 is safe when every rank's FIFOs go through
+// CUDA IPC and every rank sees each hop between two GPUs over NVLink (or no
+// such hop): a warp's 128-byte store then arrives whole.
 //
 // Errors: ranks on different hosts (the NET path is not built) are
 // Unsupported; a rank whose set-up failed fails every rank's, naming it.
@@ -41,7 +44,8 @@ class RingConnectors {
   // rank's topology view, topo::GpuRingChannels, and the ring takes the
   // smallest); nchannels() says what was made.
   static StatusOr<std::unique_ptr<RingConnectors>> Create(CommLink& link, int device, int nchannels,
-                                                          uint64_t buffer_bytes, uint64_t ll_buffer_bytes);
+                                                          uint64_t buffer_bytes, uint64_t ll_buffer_bytes,
+                                                          uint64_t ll128_buffer_bytes);
   ~RingConnectors();
   RingConnectors(const RingConnectors&) = delete;
   RingConnectors& operator=(const RingConnectors&) = delete;
@@ -59,6 +63,9 @@ class RingConnectors {
   int nchannels() const { return nchannels_; }
   uint64_t buffer_bytes() const { return buffer_bytes_; }
   uint64_t ll_buffer_bytes() const { return ll_buffer_bytes_; }
+  // 0 when the ring has no LL128 FIFOs; ll128_limit() says why.
+  uint64_t ll128_buffer_bytes() const { return ll128_buffer_bytes_; }
+  const std::string& ll128_limit() const { return ll128_limit_; }
 
  private:
   RingConnectors() = default;
@@ -76,6 +83,8 @@ class RingConnectors {
   int nchannels_ = 0;
   uint64_t buffer_bytes_ = 0;
   uint64_t ll_buffer_bytes_ = 0;
+  uint64_t ll128_buffer_bytes_ = 0;
+  std::string ll128_limit_;
   std::unique_ptr<OwnMemory> mine_;
   std::unique_ptr<PeerMapping> prev_;  // the previous rank's buffer
   std::unique_ptr<PeerMapping> next_;  // the next rank's (null when it is prev_'s rank)

@@ -15,11 +15,15 @@ struct Candidate {
   Protocol proto;
 };
 // In the order that wins ties.
-constexpr Candidate kCandidates[] = {
-    {Algo::kRing, Protocol::kSimple}, {Algo::kRing, Protocol::kLL}, {Algo::kOneShot, Protocol::kLL}};
+constexpr Candidate kCandidates[] = {{Algo::kRing, Protocol::kSimple},
+                                     {Algo::kRing, Protocol::kLL128},
+                                     {Algo::kRing, Protocol::kLL},
+                                     {Algo::kOneShot, Protocol::kLL}};
+constexpr int kNumCandidates = sizeof(kCandidates) / sizeof(kCandidates[0]);
 
 std::string Has(const GpuTuneInput& in) {
   std::string text = "ring with ll, simple";
+  text += in.ll128_limit.empty() ? ", ll128" : "; not ll128: " + std::string(in.ll128_limit);
   if (in.func != Func::kAllReduce) return text;
   if (!in.oneshot_limit.empty()) return text + "; not oneshot: " + std::string(in.oneshot_limit);
   return text + "; oneshot with ll up to GPURUN_GPU_ONESHOT_BYTES=" + std::to_string(in.oneshot_max_bytes) +
@@ -40,9 +44,10 @@ Status NothingLeft(const GpuTuneInput& in, const CollOverride& o) {
   return InvalidUsage(forced + " leaves nothing the GPU path can run for this " + func + " (it has: " + Has(in) + ")");
 }
 
-void LogCandidates(const GpuTuneInput& in, const double (&times)[3], const int (&channels)[3]) {
+void LogCandidates(const GpuTuneInput& in, const double (&times)[kNumCandidates],
+                   const int (&channels)[kNumCandidates]) {
   std::string text;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < kNumCandidates; ++i) {
     if (times[i] < 0) continue;
     char item[96];
     (void)std::snprintf(item, sizeof(item), " %s/%s %.2f us (%d ch)", AlgoName(kCandidates[i].algo),
@@ -56,6 +61,7 @@ void LogCandidates(const GpuTuneInput& in, const double (&times)[3], const int (
 
 double PredictGpuCandidate(const GpuTuneInput& in, Algo algo, Protocol proto, int* nchannels) {
   const GpuTunerTables& t = kH200NvlinkTables;
+  if (proto == Protocol::kLL128 && !in.ll128_limit.empty()) return -1;
   if (algo == Algo::kOneShot) {
     if (!in.oneshot_limit.empty() || in.bytes > in.oneshot_max_bytes) return -1;
     *nchannels = 1;
@@ -72,11 +78,11 @@ StatusOr<TuneChoice> ChooseGpu(const GpuTuneInput& in, const CollOverride& o, bo
                         std::to_string(in.max_channels) + " channels (GPURUN_GPU_NCHANNELS, " + FuncName(in.func) +
                         ")");
   }
-  double times[3] = {-1, -1, -1};
-  int channels[3] = {0, 0, 0};
+  double times[kNumCandidates] = {-1, -1, -1, -1};
+  int channels[kNumCandidates] = {};
   TuneChoice best;
   bool found = false;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < kNumCandidates; ++i) {
     const Candidate c = kCandidates[i];
     if (honour_override && !o.Allowed(in.func, c.algo, c.proto)) continue;
     const double t = PredictGpuCandidate(in, c.algo, c.proto, &channels[i]);

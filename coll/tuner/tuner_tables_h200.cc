@@ -27,6 +27,10 @@
 //   max_gbps            the rate of the largest sizes with 128 channels,
 //                       (t - flat) at 16 MiB (Simple allreduce / allgather /
 //                       reducescatter at 64 MiB, from the unforced runs).
+//                       LL reducescatter: 100, below its 16 MiB fit (125),
+//                       because run 13 chose it at 512 KiB on 128 channels
+//                       and took 10.4 us eager / 8.3 graph-replayed (NCCL
+//                       11.1 / 7.5) where LL128 on 32 took 8.8 in run 12.
 //   min_channel_bytes   LL: the sweep's best channel count for 16 KiB..1 MiB
 //                       allreduce (4-16 channels at 16 KiB: 9.5-8.3 us
 //                       against 11.6 with 1; 16 at 64 KiB; 64-128 from
@@ -34,6 +38,17 @@
 //                       rule before this table (not swept).
 //   one-shot            flat 5.0-5.4 us to 128 KiB; 160 GB/s from (t - 5) at
 //                       1 and 2 MiB (6.6 / 12.8 us over factor 1).
+//   LL128               run 12 of the same day, the same commands with
+//                       GPURUN_PROTO=ll128 -e 64M, and the sweep
+//                       GPURUN_NCHANNELS=8|32|128 GPURUN_ALGO=ring
+//                       GPURUN_PROTO=ll128 gpurun-bench allreduce -b 64K
+//                       -e 64M -f 4. Flat times: allreduce 8.8, allgather
+//                       5.35, reducescatter 6.4, broadcast 4.5, reduce 4.6
+//                       us; the hop is LL's (the split is not measurable on
+//                       two ranks) and base the rest. Per channel 4.8 GB/s
+//                       (4 MiB allreduce on 8 and 32 channels: 116.8 and
+//                       36.1 us); the caps from 4-64 MiB on 128 channels.
+//                       16 KiB a channel: 64 channels at 1 MiB (13.6 us).
 #include "coll/tuner/gpu_model.h"
 
 namespace gpurun::coll {
@@ -54,7 +69,7 @@ constexpr Row kRows[] = {
     // func               algo           proto             base  hop   per-ch  max
     {Func::kAllReduce,     Algo::kRing,    Protocol::kLL,     4.2, 1.6,   2.8, 147},
     {Func::kAllGather,     Algo::kRing,    Protocol::kLL,     4.2, 1.6,   2.8, 145},
-    {Func::kReduceScatter, Algo::kRing,    Protocol::kLL,     4.2, 1.6,   2.8, 125},
+    {Func::kReduceScatter, Algo::kRing,    Protocol::kLL,     4.2, 1.6,   2.8, 100},
     {Func::kBroadcast,     Algo::kRing,    Protocol::kLL,     4.0, 1.6,   2.8, 185},
     {Func::kReduce,        Algo::kRing,    Protocol::kLL,     3.7, 1.6,   2.8, 180},
     {Func::kAllReduce,     Algo::kRing,    Protocol::kSimple, 3.6, 6.8,   7.2, 300},
@@ -63,6 +78,11 @@ constexpr Row kRows[] = {
     {Func::kBroadcast,     Algo::kRing,    Protocol::kSimple, 3.7, 2.2,  17.0, 360},
     {Func::kReduce,        Algo::kRing,    Protocol::kSimple, 3.5, 2.2,  17.0, 360},
     {Func::kAllReduce,     Algo::kOneShot, Protocol::kLL,     5.0, 0.0, 160.0, 160},
+    {Func::kAllReduce,     Algo::kRing,    Protocol::kLL128,  5.6, 1.6,   4.8, 260},
+    {Func::kAllGather,     Algo::kRing,    Protocol::kLL128,  3.8, 1.6,   4.8, 235},
+    {Func::kReduceScatter, Algo::kRing,    Protocol::kLL128,  4.8, 1.6,   4.8, 200},
+    {Func::kBroadcast,     Algo::kRing,    Protocol::kLL128,  2.9, 1.6,   4.8, 330},
+    {Func::kReduce,        Algo::kRing,    Protocol::kLL128,  3.0, 1.6,   4.8, 300},
 };
 // clang-format on
 
@@ -78,7 +98,7 @@ constexpr GpuTunerTables MakeTables() {
   }
   t.min_channel_bytes[kLL] = 4 * 1024;
   t.min_channel_bytes[kSimple] = 64 * 1024;
-  t.min_channel_bytes[static_cast<int>(Protocol::kLL128)] = 64 * 1024;
+  t.min_channel_bytes[static_cast<int>(Protocol::kLL128)] = 16 * 1024;  // LL128 row above
   return t;
 }
 

@@ -18,8 +18,9 @@
 //  - P2pVariants: the same under forced algorithms and protocols, which they
 //    have none of: never rejected;
 //  - Others: the barrier, which may answer grUnsupported (null stream only);
-//  - RingLL: the ring collectives over LL, forced, 2 and 4 ranks, both
-//    stream modes, over CUDA IPC and host memory, up to 4 MiB + 7 B;
+//  - RingLL, RingLL128: the ring collectives over LL / LL128, forced, 2 and
+//    4 ranks, both stream modes, over CUDA IPC (and host memory for LL), up
+//    to 4 MiB + 7 B;
 //  - HostPath: the ring collectives with their FIFOs in host shared memory
 //    (GPURUN_GPU_PATH=host), 2 and 4 ranks, stream, small and large slices;
 //  - RingOrder: the ring collectives on a ring ordered 1,0 / 3,1,0,2
@@ -133,18 +134,20 @@ std::vector<GpuCase> OneShotCases() {
   return cases;
 }
 
-// The ring over LL, forced (GPURUN_ALGO=ring GPURUN_PROTO=ll): every ring
-// collective, type and op, up to 4 MiB + 7 B (hundreds of LL steps per
-// channel, so every FIFO slot is reused many times), misaligned buffers, on
-// 2 and 4 ranks, null and stream, over CUDA IPC and through host memory.
-std::vector<GpuCase> RingLLCases() {
+// The ring over LL or LL128, forced (GPURUN_ALGO=ring GPURUN_PROTO=ll or
+// ll128): every ring collective, type and op, up to 4 MiB + 7 B (many steps
+// per channel, so every FIFO slot is reused), misaligned buffers, on 2 and 4
+// ranks, null and stream, over CUDA IPC and (LL; LL128 needs NVLink)
+// through host memory.
+std::vector<GpuCase> RingProtoCases(Proto proto) {
   std::vector<GpuCase> cases;
   for (bool host : {false, true}) {
+    if (host && proto == Proto::kLL128) continue;
     for (int ranks : {2, 4}) {
       for (bool stream : {false, true}) {
         if (host && !stream) continue;
         GpuCase g;
-        g.variant = {Algo::kRing, Proto::kLL};
+        g.variant = {Algo::kRing, proto};
         g.name = ModeName(ranks, stream) + (host ? "_hostpath" : "");
         g.ranks = ranks;
         g.stream = stream;
@@ -204,7 +207,7 @@ std::vector<GpuCase> RingOrderCases() {
 // point-to-point collectives running.
 std::vector<GpuCase> P2pVariantCases() {
   std::vector<GpuCase> cases;
-  for (matrix::Variant v : {matrix::Variant{Algo::kTree, Proto::kLL}, matrix::Variant{Algo::kRing, Proto::kLL128},
+  for (matrix::Variant v : {matrix::Variant{Algo::kTree, Proto::kLL}, matrix::Variant{Algo::kTree, Proto::kLL128},
                             matrix::Variant{Algo::kOneShot, Proto::kSimple}}) {
     GpuCase g;
     g.variant = v;
@@ -270,7 +273,8 @@ INSTANTIATE_TEST_SUITE_P(P2p, CollMatrixGpu, ::testing::ValuesIn(P2pCases()), Ca
 INSTANTIATE_TEST_SUITE_P(P2pVariants, CollMatrixGpu, ::testing::ValuesIn(P2pVariantCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(Others, CollMatrixGpu, ::testing::ValuesIn(OtherCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(OneShot, CollMatrixGpu, ::testing::ValuesIn(OneShotCases()), CaseName);
-INSTANTIATE_TEST_SUITE_P(RingLL, CollMatrixGpu, ::testing::ValuesIn(RingLLCases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(RingLL, CollMatrixGpu, ::testing::ValuesIn(RingProtoCases(Proto::kLL)), CaseName);
+INSTANTIATE_TEST_SUITE_P(RingLL128, CollMatrixGpu, ::testing::ValuesIn(RingProtoCases(Proto::kLL128)), CaseName);
 INSTANTIATE_TEST_SUITE_P(HostPath, CollMatrixGpu, ::testing::ValuesIn(HostPathCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(RingOrder, CollMatrixGpu, ::testing::ValuesIn(RingOrderCases()), CaseName);
 

@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <regex>
+#include <utility>
 
 #include "tests/gpu/gpu_env.h"
 
@@ -41,13 +42,17 @@ std::vector<GpuCase> SanitizerCases() {
   g.slice = {"--types=float", "--ops=sum", "--sizes=1,4099,65541", "--offsets=4", "--inplace=out,in"};
   g.limit_s = 600;
   cases.push_back(g);
-  // The ring forced onto LL (GPURUN_ALGO=ring GPURUN_PROTO=ll): its lines,
-  // flags and the step barriers of its primitives, misaligned buffers.
-  for (const char* tool : {"memcheck", "racecheck"}) {
+  // The ring forced onto LL and LL128 (GPURUN_ALGO=ring GPURUN_PROTO=ll,
+  // ll128): their lines, flags, warp-wide polls and the step barriers of
+  // their primitives, misaligned buffers.
+  for (const auto& [tool, proto] : {std::pair{"memcheck", matrix::Proto::kLL},
+                                    {"racecheck", matrix::Proto::kLL},
+                                    {"memcheck", matrix::Proto::kLL128},
+                                    {"racecheck", matrix::Proto::kLL128}}) {
     GpuCase ll;
     ll.tool = tool;
-    ll.variant = {matrix::Algo::kRing, matrix::Proto::kLL};
-    ll.name = std::string(tool) + "_2ranks_null_ring_ll";
+    ll.variant = {matrix::Algo::kRing, proto};
+    ll.name = std::string(tool) + "_2ranks_null_ring_" + (proto == matrix::Proto::kLL ? "ll" : "ll128");
     ll.colls = RingColls();
     ll.slice = {"--types=int8,float", "--ops=sum", "--sizes=1,4099,65541", "--offsets=4", "--inplace=out,in"};
     ll.limit_s = 600;

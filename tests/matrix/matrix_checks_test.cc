@@ -192,17 +192,16 @@ TEST(ExpectRejected, TreeOnlyForAllreduceAndBarrier) {
   EXPECT_TRUE(ExpectRejected(Coll::kReduce, Algo::kOneShot, Proto::kSimple));
 }
 
-TEST(ExpectRejectedOnDevice, OnlyRingLLAndSimpleForTheGpuCollectives) {
+TEST(ExpectRejectedOnDevice, OnlyTheRingForTheGpuCollectives) {
   for (Coll c :
        {Coll::kAllreduce, Coll::kBcast, Coll::kBroadcast, Coll::kReduce, Coll::kAllgather, Coll::kReducescatter}) {
     EXPECT_FALSE(ExpectRejectedOnDevice(c, Algo::kAuto, Proto::kAuto));
     EXPECT_FALSE(ExpectRejectedOnDevice(c, Algo::kRing, Proto::kSimple));
     EXPECT_FALSE(ExpectRejectedOnDevice(c, Algo::kRing, Proto::kLL));
     EXPECT_FALSE(ExpectRejectedOnDevice(c, Algo::kAuto, Proto::kLL));
-    EXPECT_TRUE(ExpectRejectedOnDevice(c, Algo::kRing, Proto::kLL128));
+    EXPECT_FALSE(ExpectRejectedOnDevice(c, Algo::kRing, Proto::kLL128));
     EXPECT_TRUE(ExpectRejectedOnDevice(c, Algo::kTree, Proto::kSimple));
     EXPECT_STREQ(RejectingVariableOnDevice(c, Algo::kTree, Proto::kSimple), "GPURUN_ALGO");
-    EXPECT_STREQ(RejectingVariableOnDevice(c, Algo::kRing, Proto::kLL128), "GPURUN_PROTO");
   }
   // Allreduce also has oneshot/LL, and nothing else does.
   EXPECT_FALSE(ExpectRejectedOnDevice(Coll::kAllreduce, Algo::kOneShot, Proto::kLL));

@@ -170,9 +170,11 @@ std::vector<Coll> P2pColls() {
 bool ExpectRejectedOnDevice(Coll coll, Algo algo, Proto proto) {
   if (IsP2pColl(coll)) return false;  // device point-to-point: no algorithm to restrict
   if (!GpuServes(coll)) return ExpectRejected(coll, algo, proto);
-  // The ring runs LL and Simple.
+  // The ring runs LL, LL128 and Simple (LL128 where its hops are NVLink
+  // through CUDA IPC, as on the GPU machine the device tests run on; through
+  // host memory it is rejected, which the GPU tuner's unit tests check).
   const bool ring = (algo == Algo::kAuto || algo == Algo::kRing) &&
-                    (proto == Proto::kAuto || proto == Proto::kSimple || proto == Proto::kLL);
+                    (proto == Proto::kAuto || proto == Proto::kSimple || proto == Proto::kLL || proto == Proto::kLL128);
   // Allreduce also runs one-shot over LL lines (calls up to GPURUN_GPU_ONESHOT_BYTES).
   const bool oneshot = coll == Coll::kAllreduce && (algo == Algo::kAuto || algo == Algo::kOneShot) &&
                        (proto == Proto::kAuto || proto == Proto::kLL);

@@ -36,8 +36,8 @@ TEST(GpuModel, FollowsTheFormula) {
   // allgather on 2 ranks: one step, factor 1/2; 4 channels below the cap.
   const double expect = t.base_us[f][a][p] + t.hop_us[f][a][p] + 1e6 * 0.5 / (1000 * 4 * t.channel_gbps[f][a][p]);
   EXPECT_DOUBLE_EQ(PredictGpu(t, Func::kAllGather, Algo::kRing, Protocol::kLL, 2, 4, 1000000), expect);
-  // LL128 and tree are not built on the GPU path.
-  EXPECT_LT(PredictGpu(t, Func::kAllReduce, Algo::kRing, Protocol::kLL128, 2, 4, 1024), 0);
+  // Tree is not built on the GPU path, nor one-shot beyond allreduce.
+  EXPECT_GT(PredictGpu(t, Func::kAllReduce, Algo::kRing, Protocol::kLL128, 2, 4, 1024), 0);
   EXPECT_LT(PredictGpu(t, Func::kAllReduce, Algo::kTree, Protocol::kSimple, 2, 4, 1024), 0);
   EXPECT_LT(PredictGpu(t, Func::kBroadcast, Algo::kOneShot, Protocol::kLL, 2, 1, 1024), 0);
 }
@@ -52,24 +52,36 @@ TEST(GpuModel, ChannelsGrowWithBytesUpToTheRing) {
   EXPECT_EQ(GpuChannels(t, Func::kAllReduce, Protocol::kLL, 1ull << 40, 2, 24), 24);
 }
 
-TEST(GpuTuner, SmallAllReduceIsOneShotAndLargeIsRingSimple) {
+TEST(GpuTuner, SmallAllReduceIsOneShotAndLargeIsTheRing) {
   const auto small = ChooseGpu(Input(Func::kAllReduce, 8), CollOverride{}, true);
   ASSERT_TRUE(small.ok()) << small.status().ToString();
   EXPECT_EQ(small->algo, Algo::kOneShot);
   const auto large = ChooseGpu(Input(Func::kAllReduce, 1ull << 30), CollOverride{}, true);
   ASSERT_TRUE(large.ok());
   EXPECT_EQ(large->algo, Algo::kRing);
-  EXPECT_EQ(large->proto, Protocol::kSimple);
+  EXPECT_NE(large->proto, Protocol::kLL);
   EXPECT_EQ(large->nchannels, 128);
 }
 
-TEST(GpuTuner, SmallAllGatherIsLLAndLargeIsSimple) {
+TEST(GpuTuner, SmallAllGatherIsLLOrLL128AndLargeIsNot) {
   const auto small = ChooseGpu(Input(Func::kAllGather, 1024), CollOverride{}, true);
   ASSERT_TRUE(small.ok());
-  EXPECT_EQ(small->proto, Protocol::kLL);
+  EXPECT_NE(small->proto, Protocol::kSimple);
+  // Without NVLink, LL.
+  GpuTuneInput host = Input(Func::kAllGather, 1024);
+  host.ll128_limit = "LL128 needs NVLink";
+  const auto ll = ChooseGpu(host, CollOverride{}, true);
+  ASSERT_TRUE(ll.ok());
+  EXPECT_EQ(ll->proto, Protocol::kLL);
   const auto large = ChooseGpu(Input(Func::kAllGather, 1ull << 30), CollOverride{}, true);
   ASSERT_TRUE(large.ok());
-  EXPECT_EQ(large->proto, Protocol::kSimple);
+  EXPECT_NE(large->proto, Protocol::kLL);
+  // Without LL128 on the ring, Simple.
+  GpuTuneInput pcie = Input(Func::kAllGather, 1ull << 30);
+  pcie.ll128_limit = "LL128 needs NVLink";
+  const auto simple = ChooseGpu(pcie, CollOverride{}, true);
+  ASSERT_TRUE(simple.ok());
+  EXPECT_EQ(simple->proto, Protocol::kSimple);
 }
 
 TEST(GpuTuner, WithoutOneShotAllReduceUsesTheRing) {
@@ -88,13 +100,16 @@ TEST(GpuTuner, HonoursAndRefusesForcedChoices) {
   // The runtime's own calls ignore the override.
   const auto free = ChooseGpu(Input(Func::kAllGather, 1ull << 30), Forced("", "ll"), false);
   ASSERT_TRUE(free.ok());
-  EXPECT_EQ(free->proto, Protocol::kSimple);
+  EXPECT_NE(free->proto, Protocol::kLL);
 
-  const auto ll128 = ChooseGpu(Input(Func::kAllGather, 64), Forced("", "ll128"), true);
+  EXPECT_TRUE(ChooseGpu(Input(Func::kAllGather, 64), Forced("", "ll128"), true).ok());
+  GpuTuneInput pcie = Input(Func::kAllGather, 64);
+  pcie.ll128_limit = "LL128 needs NVLink, and rank 1 sees PCIe";
+  const auto ll128 = ChooseGpu(pcie, Forced("", "ll128"), true);
   ASSERT_FALSE(ll128.ok());
   EXPECT_EQ(ll128.status().code(), grInvalidUsage);
   EXPECT_NE(ll128.status().message().find("GPURUN_PROTO='ll128'"), std::string::npos) << ll128.status().message();
-  EXPECT_NE(ll128.status().message().find("ring with ll, simple"), std::string::npos);
+  EXPECT_NE(ll128.status().message().find("rank 1 sees PCIe"), std::string::npos) << ll128.status().message();
 
   // One-shot forced above its limit says why it cannot run.
   const auto big = ChooseGpu(Input(Func::kAllReduce, 8 << 20), Forced("oneshot", ""), true);
