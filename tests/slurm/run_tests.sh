@@ -22,7 +22,7 @@ build=${1:-build}
   echo "slurm tests: no $build/bin/gpurun (build first)" >&2
   exit 1
 }
-bin=$(cd "$build/bin" && pwd)
+bin=$(cd "$build/bin" && pwd -P)
 cluster=scripts/slurm_cluster.sh
 job_limit=${CLUSTER_JOB_LIMIT:-90}
 
@@ -184,6 +184,35 @@ test_salloc_gpurun_timeout() {
   expect "exit 124" [ "$rc" -eq 124 ] && expect "the timeout message" has 'timeout: the job ran longer than --timeout'
 }
 
+# Pids of the processes running the executable $1 (a resolved path), in one pass over /proc.
+running() { find /proc/[0-9]*/exe -maxdepth 0 -lname "$1" 2>/dev/null | cut -d/ -f3; }
+
+# SIGINT to gpurun (salloc's child): srun ends the step (--quit-on-interrupt), gpurun exits 130, no rank is left.
+test_salloc_gpurun_sigint() {
+  local t0=$SECONDS salloc_pid gpurun_pid="" deadline
+  timeout "$job_limit" salloc -N2 -n2 "$bin/gpurun" -n 2 "$bin/mp_probe" sleep 60 >"$log/out" 2>&1 &
+  salloc_pid=$!
+  deadline=$((SECONDS + 20))
+  # Waits until gpurun runs (a child of salloc, which is timeout's child) and its ranks have started.
+  while [ $SECONDS -lt $deadline ]; do
+    gpurun_pid=$(cat /proc/"$salloc_pid"/task/*/children 2>/dev/null | xargs -r -n1 sh -c 'cat /proc/$0/task/*/children 2>/dev/null' | head -n1)
+    [ -n "$gpurun_pid" ] && [ "$(running "$bin/mp_probe" | wc -l)" -eq 2 ] && break
+    sleep 0.2
+  done
+  [ -n "$gpurun_pid" ] && [ "$(running "$bin/mp_probe" | wc -l)" -eq 2 ] || {
+    echo "gpurun and its 2 ranks did not start within 20 s"
+    return 1
+  }
+  kill -INT "$gpurun_pid"
+  set +e
+  wait "$salloc_pid"
+  rc=$?
+  set -e
+  expect "gpurun $gpurun_pid exits 130" [ "$rc" -eq 130 ] && expect "srun passes Ctrl-C on" has 'srun: sending Ctrl-C' &&
+    expect "well before the ranks' 60 s sleep" [ $((SECONDS - t0)) -lt 30 ] &&
+    expect "no rank left" [ -z "$(running "$bin/mp_probe")" ]
+}
+
 # A rank killed on one node: srun (kill-on-bad-exit) ends every rank; gpurun exits non-zero naming the task.
 test_salloc_rank_killed() {
   local t0=$SECONDS
@@ -231,7 +260,7 @@ one() {
 
 tests=(srun_hello_4x2 srun_ring_4x1 srun_pingpong_2x1 srun_wires_2x2 srun_allreduce_2x2 srun_matrix_2x2 srun_matrix_4x1_ring
   sbatch_examples salloc_gpurun_dry_run salloc_gpurun_delegates salloc_gpurun_stdin_and_exports salloc_gpurun_allreduce
-  salloc_gpurun_timeout salloc_rank_killed salloc_rank_exit_code)
+  salloc_gpurun_timeout salloc_gpurun_sigint salloc_rank_killed salloc_rank_exit_code)
 [ -z "${CLUSTER_TESTS:-}" ] || read -r -a tests <<<"${CLUSTER_TESTS//,/ }"
 for name in "${tests[@]}"; do
   declare -F "test_$name" >/dev/null || {
