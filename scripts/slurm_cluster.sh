@@ -78,7 +78,7 @@ port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 write_conf() {
   local nodes=$1 host
-  host=$(hostname)
+  host=$(hostname -s) # Slurm compares SlurmctldHost with the short host name
   mkdir -p "$dir"/{etc,state,log,run,nodetmp}
   cat >"$conf" <<EOF
 # Written by scripts/slurm_cluster.sh: $nodes simulated nodes on $host, loopback only.
