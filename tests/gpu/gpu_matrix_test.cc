@@ -21,6 +21,7 @@
 //  - RingLL, RingLL128: the ring collectives over LL / LL128, forced, 2 and
 //    4 ranks, both stream modes, over CUDA IPC (and host memory for LL), up
 //    to 4 MiB + 7 B;
+//  - Graph: the ring collectives captured into CUDA graphs and replayed;
 //  - HostPath: the ring collectives with their FIFOs in host shared memory
 //    (GPURUN_GPU_PATH=host), 2 and 4 ranks, stream, small and large slices;
 //  - RingOrder: the ring collectives on a ring ordered 1,0 / 3,1,0,2
@@ -184,6 +185,26 @@ std::vector<GpuCase> HostPathCases() {
   return cases;
 }
 
+// Every call captured into a CUDA graph and launched from it (coll_matrix
+// --graph: twice out of place, the second must give the same result): the
+// ring collectives on the tuner's choices (one-shot, ring LL / LL128 /
+// Simple across the sizes), every type and op, on 2 and 4 ranks.
+std::vector<GpuCase> GraphCases() {
+  std::vector<GpuCase> cases;
+  for (int ranks : {2, 4}) {
+    GpuCase g;
+    g.name = ModeName(ranks, true) + "_graph";
+    g.ranks = ranks;
+    g.stream = true;
+    g.colls = RingColls();
+    g.slice = {"--types=all",    "--ops=all",        "--sizes=0,1,7,1023,4099,65541,1048581,4194311",
+               "--offsets=0,12", "--inplace=out,in", "--graph"};
+    g.limit_s = 600;
+    cases.push_back(g);
+  }
+  return cases;
+}
+
 // The ring collectives on a ring in another order than the ranks'
 // (GPURUN_GPU_RING): positions and ranks differ, so allgather and
 // reduce_scatter blocks and broadcast/reduce roots go through the mapping.
@@ -275,6 +296,7 @@ INSTANTIATE_TEST_SUITE_P(Others, CollMatrixGpu, ::testing::ValuesIn(OtherCases()
 INSTANTIATE_TEST_SUITE_P(OneShot, CollMatrixGpu, ::testing::ValuesIn(OneShotCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(RingLL, CollMatrixGpu, ::testing::ValuesIn(RingProtoCases(Proto::kLL)), CaseName);
 INSTANTIATE_TEST_SUITE_P(RingLL128, CollMatrixGpu, ::testing::ValuesIn(RingProtoCases(Proto::kLL128)), CaseName);
+INSTANTIATE_TEST_SUITE_P(Graph, CollMatrixGpu, ::testing::ValuesIn(GraphCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(HostPath, CollMatrixGpu, ::testing::ValuesIn(HostPathCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(RingOrder, CollMatrixGpu, ::testing::ValuesIn(RingOrderCases()), CaseName);
 

@@ -73,6 +73,7 @@ struct PlanContext {
   // answer grUnsupported. Host mode: null, GR_STREAM_HOST, none.
   DeviceBuffers* device = nullptr;
   grStream_t stream = GR_STREAM_HOST;
+  bool graph = false;  // --graph: each call captured from `stream` into a CUDA graph and replayed
   std::vector<Coll> may_be_unsupported;
 };
 

@@ -49,6 +49,7 @@ void UseDevice(const Flags& f, DeviceBuffers* device, PlanContext& x) {
   if (device == nullptr) return;
   x.device = device;
   x.stream = device->stream();
+  x.graph = f.graph;
   for (Coll coll : f.colls) {
     if (std::find(f.device_colls.begin(), f.device_colls.end(), coll) == f.device_colls.end()) {
       x.may_be_unsupported.push_back(coll);

@@ -89,6 +89,33 @@ class CudaBuffers final : public DeviceBuffers {
     return "";
   }
 
+  std::string BeginCapture() override {
+    const cudaError_t e = cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed);
+    return e == cudaSuccess ? "" : CudaError("cudaStreamBeginCapture", e);
+  }
+
+  std::string EndCaptureAndLaunch(int launches) override {
+    cudaGraph_t graph = nullptr;
+    cudaError_t e = cudaStreamEndCapture(stream_, &graph);
+    if (e != cudaSuccess) return CudaError("cudaStreamEndCapture", e);
+    cudaGraphExec_t exec = nullptr;
+    std::string error;
+    if (launches > 0 && (e = cudaGraphInstantiate(&exec, graph, 0)) != cudaSuccess) {
+      error = CudaError("cudaGraphInstantiate", e);
+    }
+    for (int i = 0; error.empty() && i < launches; ++i) {
+      if ((e = cudaGraphLaunch(exec, stream_)) != cudaSuccess) error = CudaError("cudaGraphLaunch", e);
+    }
+    // A graph must outlive its launches' completion only for destruction
+    // to be deferred, which CUDA does; wait anyway so the error is this call's.
+    if (error.empty() && launches > 0 && (e = cudaStreamSynchronize(stream_)) != cudaSuccess) {
+      error = CudaError("cudaStreamSynchronize after the graph", e);
+    }
+    if (exec != nullptr) cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    return error;
+  }
+
   std::string Wait() override {
     const cudaError_t e = cudaStreamSynchronize(stream_);
     return e == cudaSuccess ? "" : CudaError("cudaStreamSynchronize", e);

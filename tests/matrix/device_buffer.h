@@ -46,6 +46,13 @@ class DeviceBuffers {
   // ordered before the call on that stream; without, it has landed on return.
   virtual std::string Upload(Side side, const GuardedBuffer& host, unsigned char** data) = 0;
 
+  // --graph: starts capturing stream() into a CUDA graph (relaxed mode: a
+  // communicator's first call may allocate its connectors meanwhile).
+  virtual std::string BeginCapture() = 0;
+  // Ends the capture and launches the graph `launches` times on stream() (0:
+  // discards it; the call failed), then frees it.
+  virtual std::string EndCaptureAndLaunch(int launches) = 0;
+
   // Waits for the work on stream() (--stream: the call; else nothing).
   virtual std::string Wait() = 0;
 

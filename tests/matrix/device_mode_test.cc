@@ -34,6 +34,8 @@ class FakeDevice final : public DeviceBuffers {
     *data = m + host.data_in_image();
     return "";
   }
+  std::string BeginCapture() override { return "the fake device has no graphs"; }
+  std::string EndCaptureAndLaunch(int) override { return "the fake device has no graphs"; }
   std::string Wait() override {
     ++waits;
     return "";
@@ -175,6 +177,17 @@ TEST(DeviceFlags, BothFormsAndStrictness) {
   EXPECT_FALSE(Parse({"--device-collectives=allreduce"}, &error));
   EXPECT_FALSE(Parse({"--device=gpu"}, &error));
   EXPECT_FALSE(Parse({"--device"}, &error));
+}
+
+TEST(DeviceFlags, GraphNeedsTheDeviceAndAStream) {
+  std::string error;
+  std::optional<Flags> f = Parse({"--device=cuda", "--stream", "--graph"}, &error);
+  ASSERT_TRUE(f) << error;
+  EXPECT_TRUE(f->graph);
+  EXPECT_FALSE(Parse({"--device=cuda", "--graph"}, &error));
+  EXPECT_NE(error.find("--graph needs --stream"), std::string::npos) << error;
+  EXPECT_FALSE(Parse({"--graph"}, &error));
+  EXPECT_NE(error.find("--device=cuda"), std::string::npos) << error;
 }
 
 }  // namespace

@@ -26,6 +26,8 @@ const char kUsage[] =
     "                    GPURUN_LOCAL_RANK modulo the visible devices\n"
     "  --stream          (cuda) calls pass a CUDA stream of the program's own, which is synchronized before\n"
     "                    the checks (default: GR_STREAM_HOST, the call completes on return)\n"
+    "  --graph           (cuda, --stream) each call is captured into a CUDA graph, which is launched (twice\n"
+    "                    out of place: the second launch must give the same result) instead of the call\n"
     "  --device-collectives=LIST|none  (cuda) collectives that must run on device buffers (default all);\n"
     "                    the others may answer grUnsupported, which is counted and printed, not a failure\n"
     "Every list also takes \"all\". \"--name value\" works as \"--name=value\".\n";
@@ -121,6 +123,7 @@ bool ParseOne(std::string_view name, std::string_view value, Flags* f, std::stri
 bool CheckDeviceFlags(const Flags& f, bool device_colls_given, std::string* error) {
   if (f.on_device) return true;
   if (f.stream) *error = "--stream needs --device=cuda";
+  if (f.graph) *error = "--graph needs --device=cuda";
   if (device_colls_given) *error = "--device-collectives needs --device=cuda";
   return error->empty();
 }
@@ -134,6 +137,10 @@ std::optional<Flags> ParseFlags(int argc, char** argv, std::string* error) {
     const std::string_view arg = argv[i];
     if (arg == "--stream") {
       f.stream = true;
+      continue;
+    }
+    if (arg == "--graph") {
+      f.graph = true;
       continue;
     }
     const size_t eq = arg.find('=');
@@ -152,6 +159,10 @@ std::optional<Flags> ParseFlags(int argc, char** argv, std::string* error) {
     }
   }
   if (!CheckDeviceFlags(f, device_colls_given, error)) return std::nullopt;
+  if (f.graph && !f.stream) {
+    *error = "--graph needs --stream (a graph is captured from the program's own stream)";
+    return std::nullopt;
+  }
   return f;
 }
 

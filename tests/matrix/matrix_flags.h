@@ -31,6 +31,7 @@ struct Flags {
   // Device mode (--device=cuda): every buffer a call sees is device memory.
   bool on_device = false;
   bool stream = false;  // --stream: calls pass the program's CUDA stream (else GR_STREAM_HOST)
+  bool graph = false;   // --graph: each call is captured into a CUDA graph and replayed (needs --stream)
   // The collectives that must run on device buffers; the others of `colls`
   // may answer grUnsupported (counted and printed, never a failure).
   std::vector<Coll> device_colls = AllColls();
