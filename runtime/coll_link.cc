@@ -41,6 +41,11 @@ bool RuntimeLink::SameHost(int peer) const {
   return PeerOf(peer).node_id == PeerOf(comm_.rank).node_id;
 }
 
+int RuntimeLink::HostOf(int peer) const {
+  if (peer < 0 || peer >= comm_.size) return -1;
+  return PeerOf(peer).node_id;
+}
+
 std::string RuntimeLink::DescribePeer(int peer) const {
   if (peer < 0 || peer >= comm_.size) return "rank " + std::to_string(peer) + " (not a member)";
   const PeerInfo& p = PeerOf(peer);

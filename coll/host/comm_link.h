@@ -45,6 +45,9 @@ class CommLink {
   virtual bool SameHost(int peer) const = 0;
   // Ranks of this communicator on this host (1 with a single rank).
   virtual int LocalSize() const = 0;
+  // A number for comm rank `peer`'s host, the same on every rank (ranks on
+  // one host share it), so all ranks can work out the same layout.
+  virtual int HostOf(int peer) const = 0;
   // "rank 3 (host h, pid 1234)": how errors name a peer.
   virtual std::string DescribePeer(int peer) const = 0;
   // A string unique to this communicator within the job and stable across

@@ -1,6 +1,8 @@
 // HostColl::Create and Run (host_coll.h, host_coll_impl.h): choice, plan,
 // lazy connector groups, then each work in the calling thread.
+#include <algorithm>
 #include <cstring>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -34,6 +36,10 @@ StatusOr<std::unique_ptr<HostCollImpl>> HostCollImpl::CreateImpl(CommLink& link)
   std::unique_ptr<HostCollImpl> impl(new HostCollImpl(link));
   GR_ASSIGN_OR_RETURN(impl->override_, LoadCollOverride());
   impl->timeout_s_ = params::kTimeout.Get();
+  std::map<int, int> ranks_per_host;
+  for (int r = 0; r < link.size(); ++r) ++ranks_per_host[link.HostOf(r)];
+  impl->hosts_ = static_cast<int>(ranks_per_host.size());
+  for (const auto& [host, ranks] : ranks_per_host) impl->max_local_ranks_ = std::max(impl->max_local_ranks_, ranks);
   const unsigned cores = std::thread::hardware_concurrency();
   const bool shared = cores != 0 && static_cast<unsigned>(link.LocalSize()) > cores;
   impl->policy_ = p2p::Backoff::ForWait(p2p::Backoff::PolicyFromParams(), 0, shared);
@@ -77,9 +83,10 @@ StatusOr<TuneChoice> HostCollImpl::Choose(const CollCall& call, const TuneChoice
   in.bytes = OutputBytes(call, nranks);
   if (call.func == Func::kReduceScatter) in.bytes *= static_cast<uint64_t>(nranks);
   in.nranks = nranks;
-  in.local_ranks = link_.LocalSize();
-  // The link counts ranks per host, not hosts: assume equally filled hosts.
-  in.nnodes = static_cast<int>(DivUp(static_cast<uint64_t>(nranks), static_cast<uint64_t>(in.local_ranks)));
+  // The layout every rank sees alike: with this host's own count, ranks on
+  // hosts holding different numbers of ranks chose differently and hung.
+  in.local_ranks = max_local_ranks_;
+  in.nnodes = hosts_;
   GR_ASSIGN_OR_RETURN(const TuneChoice choice, ChooseHost(in, override_));
   if (choice.algo == Algo::kOneShot && in.nnodes > 1) {
     return InternalError("the host tuner chose oneshot for " + std::to_string(in.nnodes) +

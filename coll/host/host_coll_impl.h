@@ -51,6 +51,10 @@ class HostCollImpl final : public HostColl {
   CommLink& link_;
   CollOverride override_;  // GPURUN_ALGO / GPURUN_PROTO, read once by CreateImpl
   double timeout_s_ = 0;   // GPURUN_TIMEOUT, read once by CreateImpl
+  // The communicator's layout as every rank sees it alike (CommLink::HostOf),
+  // which the tuner's choice must be: hosts, and the most ranks on one.
+  int hosts_ = 1;
+  int max_local_ranks_ = 1;
   p2p::Backoff::Policy policy_{};
   std::array<std::unique_ptr<ConnGroup>, ConnGroup::kNumGroups> groups_;
   std::unique_ptr<std::byte[]> scratch_;  // 3 steps: two receive peers and one send

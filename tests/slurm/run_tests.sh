@@ -12,8 +12,7 @@
 # When no cluster can start here (not root, no mount namespaces) the tests are
 # skipped with the reason, unless CLUSTER_TESTS_REQUIRED=1 (CI), which makes that
 # a failure. CLUSTER_TESTS=NAME,... runs the named tests instead of the
-# default list (srun_allreduce_3_uneven and salloc_peer_death_error are not
-# in it: see their comments);
+# default list (salloc_peer_death_error is not in it: see its comment);
 # CLUSTER_TESTS_VERBOSE=1 prints every test's output.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -102,11 +101,9 @@ test_srun_allreduce_2x2() {
   expect "exit 0" [ "$rc" -eq 0 ] && expect "verdict" has 'every element on every rank is right'
 }
 
-# Known bug, left out of the default list: on nodes filled unevenly (here 2, 2, 1)
-# the host tuner's input differs between ranks (coll/host/host_coll.cc takes
-# local_ranks from CommLink::LocalSize(), this host's count), so ranks choose
-# different protocols and the allreduce hangs until GPURUN_TIMEOUT. Also on one
-# machine: gpurun -n 3 --nodes 2 build/bin/allreduce 7.
+# Nodes filled unevenly (here 2, 2, 1): every rank must give the host tuner
+# the same layout (it used to take this host's rank count as every host's, so
+# ranks chose different protocols and the allreduce hung until GPURUN_TIMEOUT).
 test_srun_allreduce_3_uneven() {
   run srun --mpi=pmix -N3 -n5 "$bin/allreduce" 100003
   expect "exit 0" [ "$rc" -eq 0 ] && expect "verdict" has 'every element on every rank is right'
@@ -258,7 +255,7 @@ one() {
   fi
 }
 
-tests=(srun_hello_4x2 srun_ring_4x1 srun_pingpong_2x1 srun_wires_2x2 srun_allreduce_2x2 srun_matrix_2x2 srun_matrix_4x1_ring
+tests=(srun_hello_4x2 srun_ring_4x1 srun_pingpong_2x1 srun_wires_2x2 srun_allreduce_2x2 srun_allreduce_3_uneven srun_matrix_2x2 srun_matrix_4x1_ring
   sbatch_examples salloc_gpurun_dry_run salloc_gpurun_delegates salloc_gpurun_stdin_and_exports salloc_gpurun_allreduce
   salloc_gpurun_timeout salloc_gpurun_sigint salloc_rank_killed salloc_rank_exit_code)
 [ -z "${CLUSTER_TESTS:-}" ] || read -r -a tests <<<"${CLUSTER_TESTS//,/ }"

@@ -120,6 +120,34 @@ TEST(HostCollCrossHost, MixedHostsAllPairsAndProtocols) {
   }
 }
 
+// Hosts holding different numbers of ranks: every rank must make the same
+// choice (it used to take its own host's count as everyone's, so ranks chose
+// different protocols and waited for each other until the timeout).
+TEST(HostCollCrossHost, UnevenHostsChooseAlike) {
+  // A wrong choice shows as a timeout, not a hang.
+  ASSERT_TRUE(ParamRegistry::Global().Override("GPURUN_TIMEOUT", "10s").ok());
+  for (const std::vector<int>& hosts : {std::vector<int>{0, 0, 1}, std::vector<int>{0, 1, 1, 1, 2}}) {
+    ThreadWorld world(hosts, NewUnique());
+    const int n = world.size();
+    EXPECT_EQ(RunRanks(world,
+                       [n](int rank, HostCollImpl& coll, ThreadWorld&) -> std::string {
+                         for (uint64_t count : {7ull, 1000ull, 70000ull}) {
+                           std::vector<int32_t> in(count, rank + 1), out(count, -1);
+                           CollCall call{Func::kAllReduce, in.data(),   out.data(), count,
+                                         DataType::kInt32, RedOp::kSum, 0};
+                           if (Status s = coll.Run(call); !s.ok()) return s.ToString();
+                           for (int32_t v : out) {
+                             if (v != n * (n + 1) / 2) return "allreduce gave " + std::to_string(v);
+                           }
+                         }
+                         return "";
+                       }),
+              "")
+        << hosts.size() << " ranks";
+  }
+  ASSERT_TRUE(ParamRegistry::Global().Override("GPURUN_TIMEOUT", "600").ok());
+}
+
 // Without a forced choice the tuner picks; results are the same.
 TEST(HostCollTuned, RunAsksTheTuner) {
   ThreadWorld world({0, 0, 0}, NewUnique());

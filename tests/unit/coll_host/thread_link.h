@@ -70,6 +70,7 @@ class ThreadLink final : public CommLink {
   int size() const override { return world_.size(); }
   bool SameHost(int peer) const override { return world_.host_of(peer) == world_.host_of(rank_); }
   int LocalSize() const override;
+  int HostOf(int peer) const override { return world_.host_of(peer); }
   std::string DescribePeer(int peer) const override;
   std::string UniqueName() const override { return world_.unique(); }
   Status AllGather(const void* mine, size_t bytes, void* all) override {
