@@ -117,6 +117,30 @@ __device__ __forceinline__ typename Elem<D>::Storage Combine(typename Elem<D>::S
   return E::Store(Op::Apply(E::Load(a), E::Load(b)));
 }
 
+// The same over every element packed in a word `W` (uint64_t: an LL or
+// LL128 line's 8 bytes; uint4: the data mover's 16-byte packs).
+template <DataType D, typename W>
+union PackedElems {
+  W word;
+  typename Elem<D>::Storage e[sizeof(W) / sizeof(typename Elem<D>::Storage)];
+};
+
+template <DataType D, typename Op, typename W>
+__device__ __forceinline__ W CombineWord(W a, W b) {
+  PackedElems<D, W> x{a}, y{b};
+#pragma unroll
+  for (auto k = 0u; k < sizeof(x.e) / sizeof(x.e[0]); ++k) x.e[k] = Combine<D, Op>(x.e[k], y.e[k]);
+  return x.word;
+}
+
+template <DataType D, typename W>
+__device__ __forceinline__ W DivideWord(W a, uint32_t divisor) {
+  PackedElems<D, W> x{a};
+#pragma unroll
+  for (auto k = 0u; k < sizeof(x.e) / sizeof(x.e[0]); ++k) x.e[k] = Divide<D>(x.e[k], divisor);
+  return x.word;
+}
+
 }  // namespace gpurun::coll::dev
 
 #endif  // GPURUN_COLL_DEVICE_ELEM_OPS_CUH_

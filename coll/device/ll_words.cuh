@@ -41,33 +41,6 @@ __device__ __forceinline__ void StoreChunk(uint8_t* p, uint64_t v, uint64_t n) {
   }
 }
 
-// acc = acc op v, element by element, over the 8 bytes of a line.
-template <DataType D, typename Op>
-__device__ __forceinline__ uint64_t CombineChunk(uint64_t acc, uint64_t v) {
-  using S = typename Elem<D>::Storage;
-  constexpr int kPer = 8 / sizeof(S);
-  union U {
-    uint64_t u;
-    S e[kPer];
-  } a{acc}, b{v};
-#pragma unroll
-  for (int k = 0; k < kPer; ++k) a.e[k] = Combine<D, Op>(a.e[k], b.e[k]);
-  return a.u;
-}
-
-template <DataType D>
-__device__ __forceinline__ uint64_t DivideChunk(uint64_t acc, uint32_t divisor) {
-  using S = typename Elem<D>::Storage;
-  constexpr int kPer = 8 / sizeof(S);
-  union U {
-    uint64_t u;
-    S e[kPer];
-  } a{acc};
-#pragma unroll
-  for (int k = 0; k < kPer; ++k) a.e[k] = Divide<D>(a.e[k], divisor);
-  return a.u;
-}
-
 }  // namespace gpurun::coll::dev
 
 #endif  // GPURUN_COLL_DEVICE_LL_WORDS_CUH_

@@ -54,10 +54,10 @@ __global__ void __launch_bounds__(kOneShotThreads) OneShotKernel(const __grid_co
           break;
         }
       }
-      acc = r == 0 ? v : CombineChunk<D, Op>(acc, v);
+      acc = r == 0 ? v : CombineWord<D, Op>(acc, v);
     }
     if (!ok) break;
-    if (l.divisor != 0) acc = DivideChunk<D>(acc, l.divisor);
+    if (l.divisor != 0) acc = DivideWord<D>(acc, l.divisor);
     StoreChunk(recv + i * kOneShotLineData, acc, n);
   }
   // The last block to finish advances the call count for the next launch.

@@ -5,16 +5,12 @@
 // warp's 128-byte store arriving whole at the peer, which NVLink gives and
 // PCIe does not (the GPU tuner offers LL128 only over CUDA IPC between GPUs
 // joined by NVLink). Same calls as PrimsSimple / PrimsLL; a chunk is one
-// FIFO step. Per call thread 0 waits for a free slot (the shared head), each
-// warp takes 4 lines per round (lines (round * warps + warp) * 4 + lane / 8):
-// the receiving lanes load their 16 bytes, lane 7 of each line checks the
-// flag and the whole warp reloads until every line it holds carries it
-// (NCCL's warp-wide poll), then each lane combines its two words with the
-// source's, stores them to the next rank's FIFO and/or the destination.
-// User buffers are read and written a word at a time by the widest access
-// their alignment allows (ll_words.cuh): 16-byte pieces of a 120-byte line
-// are only 8-byte aligned on every other line anyway. Flags are 64-bit step
-// numbers: they never wrap, so no clean-up is needed.
+// FIFO step (prims_one_step.cuh). Per call each warp takes 4 lines per round (lines (round * warps + warp) * 4 + lane /
+// 8): the receiving lanes load their 16 bytes, lane 7 of each line checks the flag and the whole warp reloads until
+// every line it holds carries it (NCCL's warp-wide poll), then each lane combines its two words with the source's,
+// stores them to the next rank's FIFO and/or the destination. User buffers are read and written a word at a time by the
+// widest access their alignment allows (ll_words.cuh): 16-byte pieces of a 120-byte line are only 8-byte aligned on
+// every other line anyway. Flags are 64-bit step numbers: they never wrap, so no clean-up is needed.
 #ifndef GPURUN_COLL_DEVICE_PRIMS_LL128_CUH_
 #define GPURUN_COLL_DEVICE_PRIMS_LL128_CUH_
 
@@ -22,6 +18,7 @@
 
 #include "coll/device/dev_launch.h"
 #include "coll/device/ll_words.cuh"
+#include "coll/device/prims_one_step.cuh"
 #include "coll/device/sync.cuh"
 #include "coll/int_math.h"
 #include "coll/wire_format.h"
@@ -32,65 +29,19 @@ namespace gpurun::coll::dev {
 inline constexpr uint64_t kLL128LineData = kLL128DataWords * 8;
 
 template <DataType D, typename RedFn>
-class PrimsLL128 {
+class PrimsLL128 : public PrimsOneStep<PrimsLL128<D, RedFn>, D> {
+  using Base = PrimsOneStep<PrimsLL128<D, RedFn>, D>;
+
  public:
-  using S = typename Elem<D>::Storage;
-  enum : unsigned { kRecv = 1, kSend = 2, kSrc = 4, kDst = 8, kPost = 16 };
-
+  using S = typename Base::S;
   __device__ PrimsLL128(const DevLaunch& l, const WorkDesc& w, DevChannel* chan, int* failed)
-      : l_(l),
-        chan_(chan),
-        failed_(failed),
-        channel_(w.channel),
-        recv_step_(chan->recv_step),
-        send_step_(chan->send_step) {
-    divisor_ = w.op == RedOp::kAvg ? l.divisor : 0u;
-  }
-
-  __device__ bool Send(const S* src, uint64_t n) { return Run(src, nullptr, n, kSrc | kSend); }
-  __device__ bool Recv(S* dst, uint64_t n) { return Run(nullptr, dst, n, kRecv | kDst); }
-  __device__ bool RecvReduceSend(const S* src, uint64_t n) { return Run(src, nullptr, n, kRecv | kSrc | kSend); }
-  __device__ bool RecvReduceCopySend(const S* src, S* dst, uint64_t n, bool post) {
-    return Run(src, dst, n, kRecv | kSrc | kDst | kSend | (post ? kPost : 0u));
-  }
-  __device__ bool RecvCopySend(S* dst, uint64_t n) { return Run(nullptr, dst, n, kRecv | kDst | kSend); }
-  __device__ bool RecvReduceCopy(const S* src, S* dst, uint64_t n, bool post) {
-    return Run(src, dst, n, kRecv | kSrc | kDst | (post ? kPost : 0u));
-  }
-  __device__ bool CopySend(const S* src, S* dst, uint64_t n) { return Run(src, dst, n, kSrc | kDst | kSend); }
-
-  __device__ void Finish(DevChannel* global) {
-    if (threadIdx.x == 0 && *failed_ == 0) {
-      global->recv_step = recv_step_;
-      global->send_step = send_step_;
-    }
-  }
-
- private:
-  // `n` elements, at most one step's data (the planner's LL128 chunk).
-  __device__ bool Run(const S* src, S* dst, uint64_t n, unsigned flags) {
-    const uint64_t rstep = recv_step_;
-    const uint64_t sstep = send_step_;
-    if (threadIdx.x == 0 && (flags & kSend) && sstep + 1 > kFifoSteps &&
-        !WaitAtLeast(l_, chan_->send.head, sstep + 1 - kFifoSteps, WaitWhat{channel_, 1})) {
-      *failed_ = 1;
-    }
-    __syncthreads();
-    if (*failed_ != 0) return false;
-    if (!Move(flags, src, dst, n, rstep, sstep)) *failed_ = 1;
-    __syncthreads();
-    if (*failed_ != 0) return false;
-    if (threadIdx.x == 0 && (flags & kRecv)) StoreReleaseSys(chan_->recv.head, rstep + 1);
-    if (flags & kRecv) ++recv_step_;
-    if (flags & kSend) ++send_step_;
-    return true;
-  }
+      : Base(l, w, chan, failed) {}
 
   // Warp-collective: every lane of the warp calls it, `active` or not. Loads
   // this lane's 16 bytes of its line until lane 7 of every active line of the
   // warp saw `flag`; false when the wait gave up (recorded).
   __device__ bool RecvPiece(const uint64_t* piece, bool active, int lane, uint64_t flag, uint64_t* w0, uint64_t* w1) {
-    PollGuard<DevLaunch> guard{l_, WaitWhat{channel_, 0}};
+    PollGuard<DevLaunch> guard{this->l_, WaitWhat{this->channel_, 0}};
     for (;;) {
       if (active) {
         asm volatile("ld.volatile.v2.u64 {%0, %1}, [%2];" : "=l"(*w0), "=l"(*w1) : "l"(piece) : "memory");
@@ -103,15 +54,17 @@ class PrimsLL128 {
     }
   }
 
+  // Called by Base::Run; false when a wait gave up (recorded).
   __device__ bool Move(unsigned flags, const S* src, S* dst, uint64_t n, uint64_t rstep, uint64_t sstep) {
     const uint64_t bytes = n * sizeof(S);
     const uint64_t lines = DivUp(bytes, kLL128LineData);
     const int lane = static_cast<int>(threadIdx.x & 31);
     const int part = lane & 7;  // which 16 bytes of the line
     const uint64_t warp = threadIdx.x / 32, warps = blockDim.x / 32;
-    const auto* in =
-        reinterpret_cast<const uint64_t*>(chan_->recv.ll128_fifo + SlotOffset(rstep, l_.ll128_buffer_bytes));
-    auto* out = reinterpret_cast<LL128Line*>(chan_->send.ll128_fifo + SlotOffset(sstep, l_.ll128_buffer_bytes));
+    const auto* in = reinterpret_cast<const uint64_t*>(this->chan_->recv.ll128_fifo +
+                                                       SlotOffset(rstep, this->l_.ll128_buffer_bytes));
+    auto* out =
+        reinterpret_cast<LL128Line*>(this->chan_->send.ll128_fifo + SlotOffset(sstep, this->l_.ll128_buffer_bytes));
     const auto* src8 = reinterpret_cast<const uint8_t*>(src);
     auto* dst8 = reinterpret_cast<uint8_t*>(dst);
     const uint64_t rflag = LL128Flag(rstep);
@@ -125,37 +78,29 @@ class PrimsLL128 {
       const uint64_t nb0 = active && off < bytes ? Min<uint64_t>(8, bytes - off) : 0;
       const uint64_t nb1 = active && part != kLL128FlagLane && off + 8 < bytes ? Min<uint64_t>(8, bytes - off - 8) : 0;
       uint64_t w0 = 0, w1 = 0;
-      if ((flags & kRecv) &&
+      if ((flags & kPrimRecv) &&
           !RecvPiece(in + line * kLL128LineWords + LL128LaneWord(part), active, lane, rflag, &w0, &w1)) {
         return false;
       }
       if (!active) continue;
-      if (flags & kSrc) {
+      if (flags & kPrimSrc) {
         const uint64_t s0 = nb0 > 0 ? LoadChunk(src8 + off, nb0) : 0;
         const uint64_t s1 = nb1 > 0 ? LoadChunk(src8 + off + 8, nb1) : 0;
-        w0 = (flags & kRecv) ? CombineChunk<D, RedFn>(s0, w0) : s0;
-        w1 = (flags & kRecv) ? CombineChunk<D, RedFn>(s1, w1) : s1;
+        w0 = (flags & kPrimRecv) ? CombineWord<D, RedFn>(s0, w0) : s0;
+        w1 = (flags & kPrimRecv) ? CombineWord<D, RedFn>(s1, w1) : s1;
       }
-      if ((flags & kPost) && divisor_ != 0) {
-        w0 = DivideChunk<D>(w0, divisor_);
-        w1 = DivideChunk<D>(w1, divisor_);
+      if ((flags & kPrimPost) && this->divisor_ != 0) {
+        w0 = DivideWord<D>(w0, this->divisor_);
+        w1 = DivideWord<D>(w1, this->divisor_);
       }
-      if (flags & kSend) out[line].writeLane(part, w0, part == kLL128FlagLane ? sflag : w1);
-      if (flags & kDst) {
+      if (flags & kPrimSend) out[line].writeLane(part, w0, part == kLL128FlagLane ? sflag : w1);
+      if (flags & kPrimDst) {
         if (nb0 > 0) StoreChunk(dst8 + off, w0, nb0);
         if (nb1 > 0) StoreChunk(dst8 + off + 8, w1, nb1);
       }
     }
     return true;
   }
-
-  const DevLaunch& l_;
-  DevChannel* chan_;
-  int* failed_;
-  uint32_t channel_;
-  uint32_t divisor_ = 0;
-  uint64_t recv_step_;
-  uint64_t send_step_;
 };
 
 }  // namespace gpurun::coll::dev

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "coll/device/dev_launch.h"
+#include "coll/device/prims_calls.cuh"
 #include "coll/device/reduce_copy.cuh"
 #include "coll/device/sync.cuh"
 #include "coll/patterns/chunking.h"
@@ -21,10 +22,9 @@
 namespace gpurun::coll::dev {
 
 template <DataType D, typename RedFn>
-class PrimsSimple {
+class PrimsSimple : public PrimsCalls<PrimsSimple<D, RedFn>, typename Elem<D>::Storage> {
  public:
   using S = typename Elem<D>::Storage;
-  enum : unsigned { kRecv = 1, kSend = 2, kSrc = 4, kDst = 8, kPost = 16 };
 
   // `chan` is the block's channel state (shared memory); steps are rounded
   // up to a whole chunk as the host executor does.
@@ -39,18 +39,6 @@ class PrimsSimple {
     send_step_ = AlignUp(chan->send_step, round);
   }
 
-  __device__ bool Send(const S* src, uint64_t n) { return Run(src, nullptr, n, kSrc | kSend); }
-  __device__ bool Recv(S* dst, uint64_t n) { return Run(nullptr, dst, n, kRecv | kDst); }
-  __device__ bool RecvReduceSend(const S* src, uint64_t n) { return Run(src, nullptr, n, kRecv | kSrc | kSend); }
-  __device__ bool RecvReduceCopySend(const S* src, S* dst, uint64_t n, bool post) {
-    return Run(src, dst, n, kRecv | kSrc | kDst | kSend | (post ? kPost : 0u));
-  }
-  __device__ bool RecvCopySend(S* dst, uint64_t n) { return Run(nullptr, dst, n, kRecv | kDst | kSend); }
-  __device__ bool RecvReduceCopy(const S* src, S* dst, uint64_t n, bool post) {
-    return Run(src, dst, n, kRecv | kSrc | kDst | (post ? kPost : 0u));
-  }
-  __device__ bool CopySend(const S* src, S* dst, uint64_t n) { return Run(src, dst, n, kSrc | kDst | kSend); }
-
   // Stores the step counters back into the channel's device-memory state
   // for the next launch (thread 0, on success).
   __device__ void Finish(DevChannel* global) {
@@ -60,7 +48,7 @@ class PrimsSimple {
     }
   }
 
- private:
+  // One primitive call (prims_calls.cuh).
   __device__ bool Run(const S* src, S* dst, uint64_t n, unsigned flags) {
     const int slices = steps_.SlicesPerChunk();
     const int nsteps = steps_.slice_steps;
@@ -76,16 +64,17 @@ class PrimsSimple {
       __syncthreads();
       if (threadIdx.x == 0) Post(flags, rstep, sstep, nsteps);
     }
-    if (flags & kRecv) recv_step_ += static_cast<uint64_t>(steps_.chunk_steps);
-    if (flags & kSend) send_step_ += static_cast<uint64_t>(steps_.chunk_steps);
+    if (flags & kPrimRecv) recv_step_ += static_cast<uint64_t>(steps_.chunk_steps);
+    if (flags & kPrimSend) send_step_ += static_cast<uint64_t>(steps_.chunk_steps);
     return true;
   }
 
+ private:
   __device__ bool WaitSlice(unsigned flags, uint64_t rstep, uint64_t sstep, int nsteps) {
     const auto n = static_cast<uint64_t>(nsteps);
-    if ((flags & kRecv) && !WaitAtLeast(l_, chan_->recv.tail, rstep + n, WaitWhat{channel_, 0})) return false;
+    if ((flags & kPrimRecv) && !WaitAtLeast(l_, chan_->recv.tail, rstep + n, WaitWhat{channel_, 0})) return false;
     // The slot is free once the receiver released the step kFifoSteps back.
-    if ((flags & kSend) && sstep + n > kFifoSteps &&
+    if ((flags & kPrimSend) && sstep + n > kFifoSteps &&
         !WaitAtLeast(l_, chan_->send.head, sstep + n - kFifoSteps, WaitWhat{channel_, 1})) {
       return false;
     }
@@ -95,27 +84,28 @@ class PrimsSimple {
   __device__ void Move(unsigned flags, const S* src, S* dst, Range r, uint64_t rstep, uint64_t sstep) {
     const S* in[2] = {};
     int nin = 0;
-    if (flags & kSrc) in[nin++] = src + r.offset;
-    if (flags & kRecv) in[nin++] = reinterpret_cast<const S*>(chan_->recv.fifo + SlotOffset(rstep, l_.buffer_bytes));
+    if (flags & kPrimSrc) in[nin++] = src + r.offset;
+    if (flags & kPrimRecv)
+      in[nin++] = reinterpret_cast<const S*>(chan_->recv.fifo + SlotOffset(rstep, l_.buffer_bytes));
     S* out[2] = {};
     int nout = 0;
-    if (flags & kDst) out[nout++] = dst + r.offset;
-    if (flags & kSend) out[nout++] = reinterpret_cast<S*>(chan_->send.fifo + SlotOffset(sstep, l_.buffer_bytes));
+    if (flags & kPrimDst) out[nout++] = dst + r.offset;
+    if (flags & kPrimSend) out[nout++] = reinterpret_cast<S*>(chan_->send.fifo + SlotOffset(sstep, l_.buffer_bytes));
     // Copy in place (recvCopySend of in-place data) never happens: dst is
     // always a user buffer and in[] a FIFO or the send buffer.
-    MoveArgs m{in[0],   nin > 1 ? in[1] : nullptr,      out[0], nout > 1 ? out[1] : nullptr,
-               r.count, (flags & kPost) ? divisor_ : 0u};
+    MoveArgs m{in[0],   nin > 1 ? in[1] : nullptr,          out[0], nout > 1 ? out[1] : nullptr,
+               r.count, (flags & kPrimPost) ? divisor_ : 0u};
     if (m.src1 == nullptr && m.dst1 == nullptr && m.src0 == m.dst0) return;
     ReduceCopy<D, RedFn>(m);
   }
 
   __device__ void Post(unsigned flags, uint64_t rstep, uint64_t sstep, int nsteps) {
     const auto n = static_cast<uint64_t>(nsteps);
-    if (flags & kSend) {
+    if (flags & kPrimSend) {
       FenceAcqRelSys();
       StoreReleaseSys(chan_->send.tail, sstep + n);
     }
-    if (flags & kRecv) StoreReleaseSys(chan_->recv.head, rstep + n);
+    if (flags & kPrimRecv) StoreReleaseSys(chan_->recv.head, rstep + n);
   }
 
   const DevLaunch& l_;

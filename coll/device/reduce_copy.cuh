@@ -31,35 +31,6 @@ struct MoveArgs {
   uint32_t divisor;  // 0: no division
 };
 
-template <DataType D, typename Op>
-__device__ __forceinline__ uint4 CombinePack(uint4 a, uint4 b) {
-  using S = typename Elem<D>::Storage;
-  constexpr int kPer = 16 / sizeof(S);
-  union Pack {
-    uint4 v;
-    S e[kPer];
-  } x, y;
-  x.v = a;
-  y.v = b;
-#pragma unroll
-  for (int k = 0; k < kPer; ++k) x.e[k] = Combine<D, Op>(x.e[k], y.e[k]);
-  return x.v;
-}
-
-template <DataType D>
-__device__ __forceinline__ uint4 DividePack(uint4 a, uint32_t divisor) {
-  using S = typename Elem<D>::Storage;
-  constexpr int kPer = 16 / sizeof(S);
-  union Pack {
-    uint4 v;
-    S e[kPer];
-  } x;
-  x.v = a;
-#pragma unroll
-  for (int k = 0; k < kPer; ++k) x.e[k] = Divide<D>(x.e[k], divisor);
-  return x.v;
-}
-
 __device__ __forceinline__ bool Aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
 
 template <DataType D, typename Op>
@@ -84,8 +55,8 @@ __device__ __forceinline__ void MovePacks(const MoveArgs& m, uint64_t npacks) {
     for (int u = 0; u < kUnroll; ++u) {
       const uint64_t i = base + u * nt;
       if (i >= npacks) break;
-      uint4 v = s1 != nullptr ? CombinePack<D, Op>(a[u], b[u]) : a[u];
-      if (m.divisor != 0) v = DividePack<D>(v, m.divisor);
+      uint4 v = s1 != nullptr ? CombineWord<D, Op>(a[u], b[u]) : a[u];
+      if (m.divisor != 0) v = DivideWord<D>(v, m.divisor);
       d0[i] = v;
       if (d1 != nullptr) d1[i] = v;
     }
