@@ -8,11 +8,12 @@
 #include <cstdint>
 
 #include "coll/device/elem_ops.cuh"
+#include "coll/wire_format.h"
 
 namespace gpurun::coll::dev {
 
 // Data bytes of one LL line (wire_format.h GeometryOf(kLL).line_data_bytes).
-inline constexpr uint64_t kLLWordBytes = 8;
+inline constexpr uint64_t kLLWordBytes = GeometryOf(Protocol::kLL).line_data_bytes;
 
 // 8 data bytes at `p`, of which `n` (1..8) are valid (the rest read as 0),
 // by the widest loads `p`'s alignment allows.

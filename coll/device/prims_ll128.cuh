@@ -26,7 +26,7 @@
 namespace gpurun::coll::dev {
 
 // Data bytes of one LL128 line.
-inline constexpr uint64_t kLL128LineData = kLL128DataWords * 8;
+inline constexpr uint64_t kLL128LineData = GeometryOf(Protocol::kLL128).line_data_bytes;
 
 template <DataType D, typename RedFn>
 class PrimsLL128 : public PrimsOneStep<PrimsLL128<D, RedFn>, D> {

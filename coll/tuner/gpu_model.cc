@@ -24,9 +24,7 @@ double BusFactor(Func func, Algo algo, int nranks) {
 
 }  // namespace
 
-int GpuChannels(const GpuTunerTables& tables, Func func, Protocol proto, uint64_t bytes, int nranks, int max_channels) {
-  (void)func;
-  (void)nranks;
+int GpuChannels(const GpuTunerTables& tables, Protocol proto, uint64_t bytes, int max_channels) {
   const uint64_t per = Max<uint64_t>(1, tables.min_channel_bytes[static_cast<int>(proto)]);
   const uint64_t want = Max<uint64_t>(1, DivUp(bytes, per));
   return static_cast<int>(Min<uint64_t>(want, static_cast<uint64_t>(std::max(max_channels, 1))));

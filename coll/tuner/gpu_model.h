@@ -43,7 +43,7 @@ struct GpuTunerTables {
 extern const GpuTunerTables kH200NvlinkTables;
 
 // The channel count of a call (see above); `max_channels` >= 1.
-int GpuChannels(const GpuTunerTables& tables, Func func, Protocol proto, uint64_t bytes, int nranks, int max_channels);
+int GpuChannels(const GpuTunerTables& tables, Protocol proto, uint64_t bytes, int max_channels);
 
 // The model's time in microseconds with `nchannels` channels; negative when
 // the tables do not implement (func, algo, proto).

@@ -32,16 +32,9 @@ std::string Has(const GpuTuneInput& in) {
 
 Status NothingLeft(const GpuTuneInput& in, const CollOverride& o) {
   const char* func = FuncName(in.func);
-  std::string forced;
-  if (o.algo.Restricted(in.func)) {
-    forced += "GPURUN_ALGO='" + o.algo.Describe() + "' (allows " + o.algo.AllowedNames(in.func) + " for " + func + ")";
-  }
-  if (o.proto.Restricted(in.func)) {
-    forced += std::string(forced.empty() ? "" : " with ") + "GPURUN_PROTO='" + o.proto.Describe() + "' (allows " +
-              o.proto.AllowedNames(in.func) + " for " + func + ")";
-  }
-  if (forced.empty()) return InternalError(std::string("the GPU tuner has no candidate for ") + func);
-  return InvalidUsage(forced + " leaves nothing the GPU path can run for this " + func + " (it has: " + Has(in) + ")");
+  if (!o.Restricted(in.func)) return InternalError(std::string("the GPU tuner has no candidate for ") + func);
+  return InvalidUsage(o.DescribeRestriction(in.func) + " leaves nothing the GPU path can run for this " + func +
+                      " (it has: " + Has(in) + ")");
 }
 
 void LogCandidates(const GpuTuneInput& in, const double (&times)[kNumCandidates],
@@ -66,8 +59,7 @@ double PredictGpuCandidate(const GpuTuneInput& in, Algo algo, Protocol proto, in
     if (!in.oneshot_limit.empty() || in.bytes > in.oneshot_max_bytes) return -1;
     *nchannels = 1;
   } else {
-    *nchannels = in.forced_channels > 0 ? in.forced_channels
-                                        : GpuChannels(t, in.func, proto, in.bytes, in.nranks, in.max_channels);
+    *nchannels = in.forced_channels > 0 ? in.forced_channels : GpuChannels(t, proto, in.bytes, in.max_channels);
   }
   return PredictGpu(t, in.func, algo, proto, in.nranks, *nchannels, in.bytes);
 }

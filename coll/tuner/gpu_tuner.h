@@ -3,8 +3,7 @@
 // NVLink tables, among what the GPU path implements (ring with LL, LL128
 // and Simple for every function, LL128 only where the ring says it is safe;
 // one-shot with LL for allreduce when the communicator allows it and the
-// call is small enough) and what
-// GPURUN_ALGO / GPURUN_PROTO leave. GPURUN_NCHANNELS forces the ring's
+// call is small enough) and what GPURUN_ALGO / GPURUN_PROTO leave. GPURUN_NCHANNELS forces the ring's
 // channel count (at most the ring's channels; the one-shot kernel sizes its
 // own grid, GPURUN_GPU_ONESHOT_BLOCKS). Each choice is logged at INFO under
 // GPURUN_DEBUG_SUBSYS=TUNING, every candidate at TRACE.

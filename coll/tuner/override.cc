@@ -203,6 +203,19 @@ StatusOr<AlgoMask> ParseAlgoOverride(std::string_view text) { return ParseOverri
 
 StatusOr<ProtoMask> ParseProtoOverride(std::string_view text) { return ParseOverride<Protocol>(text); }
 
+std::string CollOverride::DescribeRestriction(Func func) const {
+  const char* name = FuncName(func);
+  std::string text;
+  if (algo.Restricted(func)) {
+    text += "GPURUN_ALGO='" + algo.Describe() + "' (allows " + algo.AllowedNames(func) + " for " + name + ")";
+  }
+  if (proto.Restricted(func)) {
+    text += std::string(text.empty() ? "" : " with ") + "GPURUN_PROTO='" + proto.Describe() + "' (allows " +
+            proto.AllowedNames(func) + " for " + name + ")";
+  }
+  return text;
+}
+
 StatusOr<CollOverride> LoadCollOverride() {
   CollOverride result;
   GR_ASSIGN_OR_RETURN(result.algo, ParseAlgoOverride(params::kAlgo.Get()));

@@ -103,6 +103,9 @@ struct CollOverride {
 
   bool Allowed(Func func, Algo a, Protocol p) const { return algo.Allowed(func, a) && proto.Allowed(func, p); }
   bool Restricted(Func func) const { return algo.Restricted(func) || proto.Restricted(func); }
+  // What restricts `func`, for errors: "GPURUN_ALGO='tree' (allows tree for
+  // allgather) with GPURUN_PROTO='...' (...)"; "" when nothing does.
+  std::string DescribeRestriction(Func func) const;
 };
 
 // The restriction from the parameter registry (params::kAlgo, params::kProto).

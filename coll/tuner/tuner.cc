@@ -114,17 +114,8 @@ Status NothingLeft(const TuneInput& input, const CollOverride& override_masks) {
     return InternalError(std::string("the host tuner has no candidate for ") + func + " with " +
                          std::to_string(input.nranks) + " ranks (a hole in tuner_tables_host.cc)");
   }
-  std::string forced;
-  if (override_masks.algo.Restricted(input.func)) {
-    forced += "GPURUN_ALGO='" + override_masks.algo.Describe() + "' (allows " +
-              override_masks.algo.AllowedNames(input.func) + " for " + func + ")";
-  }
-  if (override_masks.proto.Restricted(input.func)) {
-    forced += std::string(forced.empty() ? "" : " with ") + "GPURUN_PROTO='" + override_masks.proto.Describe() +
-              "' (allows " + override_masks.proto.AllowedNames(input.func) + " for " + func + ")";
-  }
-  return InvalidUsage(forced + " leaves nothing the host path implements for " + func + " on " +
-                      std::to_string(input.nranks) + " ranks across " + std::to_string(input.nnodes) +
+  return InvalidUsage(override_masks.DescribeRestriction(input.func) + " leaves nothing the host path implements for " +
+                      func + " on " + std::to_string(input.nranks) + " ranks across " + std::to_string(input.nnodes) +
                       " host(s) (it has: " + ImplementedText(input.func) + ")");
 }
 

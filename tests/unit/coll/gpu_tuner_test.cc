@@ -45,11 +45,11 @@ TEST(GpuModel, FollowsTheFormula) {
 TEST(GpuModel, ChannelsGrowWithBytesUpToTheRing) {
   const GpuTunerTables& t = kH200NvlinkTables;
   const uint64_t per = t.min_channel_bytes[static_cast<int>(Protocol::kLL)];
-  EXPECT_EQ(GpuChannels(t, Func::kAllReduce, Protocol::kLL, 8, 2, 128), 1);
-  EXPECT_EQ(GpuChannels(t, Func::kAllReduce, Protocol::kLL, 3 * per, 2, 128), 3);
-  EXPECT_EQ(GpuChannels(t, Func::kAllReduce, Protocol::kLL, 3 * per + 1, 2, 128), 4);
-  EXPECT_EQ(GpuChannels(t, Func::kAllReduce, Protocol::kLL, 1ull << 40, 2, 128), 128);
-  EXPECT_EQ(GpuChannels(t, Func::kAllReduce, Protocol::kLL, 1ull << 40, 2, 24), 24);
+  EXPECT_EQ(GpuChannels(t, Protocol::kLL, 8, 128), 1);
+  EXPECT_EQ(GpuChannels(t, Protocol::kLL, 3 * per, 128), 3);
+  EXPECT_EQ(GpuChannels(t, Protocol::kLL, 3 * per + 1, 128), 4);
+  EXPECT_EQ(GpuChannels(t, Protocol::kLL, 1ull << 40, 128), 128);
+  EXPECT_EQ(GpuChannels(t, Protocol::kLL, 1ull << 40, 24), 24);
 }
 
 TEST(GpuTuner, SmallAllReduceIsOneShotAndLargeIsTheRing) {
