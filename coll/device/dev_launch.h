@@ -55,11 +55,31 @@ struct DevChannel {
   uint64_t send_step;  // steps sent so far
 };
 
+// One (channel, tree) of one rank of the GPU double binary tree
+// (tree_connectors.h): its connections with its parent (index 0) and its
+// children (1, 2), and the step counters of the two phases of a tree
+// allreduce, kept between launches like DevChannel's. All children of a rank
+// move in step (every call of the up phase receives from each of them), so
+// one counter serves them all.
+struct DevTreeLinks {
+  DevRecvConn recv[3];      // from the parent, child 0, child 1 (zeroed where none)
+  DevSendConn send[3];      // to the parent, child 0, child 1
+  int32_t peer[3];          // their communicator ranks; -1: none
+  int32_t nchildren;        // 0..2
+  uint64_t up_recv_step;    // steps received from the children so far
+  uint64_t up_send_step;    // steps sent to the parent
+  uint64_t down_recv_step;  // steps received from the parent
+  uint64_t down_send_step;  // steps sent to the children
+};
+
 enum class DevErrorCode : uint32_t { kNone = 0, kTimeout = 1, kAborted = 2 };
 
 // DevError.channel of a wait of a direct algorithm (one-shot): `peer` names
 // the rank waited for, `step` the flag waited for.
 inline constexpr uint32_t kDirectWaitChannel = 0xffffffffu;
+// Set in DevError.channel by a wait of the tree algorithm: `peer` then names
+// the rank waited for (ring waits name none: `sending` says which neighbour).
+inline constexpr uint32_t kTreeWaitFlag = 0x80000000u;
 
 // The first wait that failed in a launch (first writer wins through `code`).
 struct DevError {
@@ -76,6 +96,7 @@ struct DevLaunch {
   void* recv;                   // the call's receive buffer (device)
   DevChannel* channels;         // device memory, kMaxDeviceChannels entries
   const int32_t* ring_ranks;    // device memory: the rank at each ring position (blocks are laid out by rank)
+  DevTreeLinks* trees;          // device memory, [channel * 2 + tree]; null before the tree's first call
   DevError* error;              // host-mapped
   const uint32_t* abort;        // host-mapped: nonzero ends every wait
   uint64_t timeout_ns;          // 0: no timeout
@@ -89,6 +110,7 @@ struct DevLaunch {
 
 static_assert(std::is_trivially_copyable_v<DevChannel>);
 static_assert(std::is_trivially_copyable_v<DevError>);
+static_assert(std::is_trivially_copyable_v<DevTreeLinks>);
 static_assert(std::is_trivially_copyable_v<DevLaunch>);
 // Kernel parameters may take 32764 bytes since CUDA 12.1 on Volta and later.
 static_assert(sizeof(DevLaunch) <= 32764, "a kernel parameter block is at most 32764 bytes");

@@ -15,6 +15,14 @@ const void* RingKernel(DataType type, RedOp op) {
   return nullptr;
 }
 
+const void* TreeKernel(DataType type, RedOp op) {
+#define GR_KERNEL_CASE(T) \
+  if (type == DataType::T) return TreeKernelFor<DataType::T>(op);
+  GR_BUILT_DEVICE_TYPES(GR_KERNEL_CASE)
+#undef GR_KERNEL_CASE
+  return nullptr;
+}
+
 const void* OneShotKernel(DataType type, RedOp op) {
 #define GR_KERNEL_CASE(T) \
   if (type == DataType::T) return OneShotKernelFor<DataType::T>(op);

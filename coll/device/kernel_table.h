@@ -21,9 +21,16 @@ const void* RingKernelFor(RedOp op);
 template <DataType D>
 const void* OneShotKernelFor(RedOp op);
 
+// Defined in the generated tree_kernels_<type>.cu.
+template <DataType D>
+const void* TreeKernelFor(RedOp op);
+
 // The ring kernel of (type, op), or null when this build has not compiled
 // that element type.
 const void* RingKernel(DataType type, RedOp op);
+// The tree allreduce kernel of (type, op) (tree_kernel.cuh), or null;
+// launched as the ring kernel is (LaunchRingKernel).
+const void* TreeKernel(DataType type, RedOp op);
 // The one-shot allreduce kernel of (type, op) (oneshot_launch.h), or null.
 const void* OneShotKernel(DataType type, RedOp op);
 

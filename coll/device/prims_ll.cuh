@@ -23,13 +23,14 @@
 
 namespace gpurun::coll::dev {
 
-template <DataType D, typename RedFn>
-class PrimsLL : public PrimsOneStep<PrimsLL<D, RedFn>, D> {
-  using Base = PrimsOneStep<PrimsLL<D, RedFn>, D>;
+template <DataType D, typename RedFn, int Fan = 1>
+class PrimsLL : public PrimsOneStep<PrimsLL<D, RedFn, Fan>, D, Fan> {
+  using Base = PrimsOneStep<PrimsLL<D, RedFn, Fan>, D, Fan>;
 
  public:
   using S = typename Base::S;
-  __device__ PrimsLL(const DevLaunch& l, const WorkDesc& w, DevChannel* chan, int* failed) : Base(l, w, chan, failed) {}
+  __device__ PrimsLL(const DevLaunch& l, const WorkDesc& w, const DevPeers<Fan>* peers, int* failed)
+      : Base(l, w, peers, failed) {}
 
   // Called by Base::Run; false when a wait gave up (recorded). Line by
   // line: moving 8 lines per thread per round (source loads and
@@ -43,27 +44,33 @@ class PrimsLL : public PrimsOneStep<PrimsLL<D, RedFn>, D> {
     const uint64_t lines = DivUp(bytes, kLLWordBytes);
     const uint64_t fill =
         (flags & kPrimSend) && LLNeedsClean(sstep) ? StepLines(Protocol::kLL, this->l_.ll_buffer_bytes) : lines;
-    const auto* in =
-        reinterpret_cast<const LLLine*>(this->chan_->recv.ll_fifo + SlotOffset(rstep, this->l_.ll_buffer_bytes));
-    auto* out = reinterpret_cast<LLLine*>(this->chan_->send.ll_fifo + SlotOffset(sstep, this->l_.ll_buffer_bytes));
+    const DevPeers<Fan>& p = *this->peers_;
+    const uint64_t rslot = SlotOffset(rstep, this->l_.ll_buffer_bytes);
+    const uint64_t sslot = SlotOffset(sstep, this->l_.ll_buffer_bytes);
     const auto* src8 = reinterpret_cast<const uint8_t*>(src);
     auto* dst8 = reinterpret_cast<uint8_t*>(dst);
     const uint32_t rflag = LLFlag(rstep);
     const uint32_t sflag = LLFlag(sstep);
+    const int nrecv = (flags & kPrimRecv) ? p.nrecv : 0;
+    const int nsend = (flags & kPrimSend) ? p.nsend : 0;
     for (uint64_t i = threadIdx.x; i < fill; i += blockDim.x) {
       if (i >= lines) {
-        out[i].write(0, sflag);
+        for (int k = 0; k < Fan && k < nsend; ++k)
+          reinterpret_cast<LLLine*>(p.send[k].ll_fifo + sslot)[i].write(0, sflag);
         continue;
       }
       const uint64_t nb = Min(kLLWordBytes, bytes - i * kLLWordBytes);
       uint64_t v = 0;
-      if ((flags & kPrimRecv) && !WaitLLLine(this->l_, in + i, rflag, WaitWhat{this->channel_, 0}, &v)) return false;
-      if (flags & kPrimSrc) {
-        const uint64_t mine = LoadChunk(src8 + i * kLLWordBytes, nb);
-        v = (flags & kPrimRecv) ? CombineWord<D, RedFn>(mine, v) : mine;
+      if (flags & kPrimSrc) v = LoadChunk(src8 + i * kLLWordBytes, nb);
+      for (int k = 0; k < Fan && k < nrecv; ++k) {
+        uint64_t got = 0;
+        const auto* in = reinterpret_cast<const LLLine*>(p.recv[k].ll_fifo + rslot);
+        if (!WaitLLLine(this->l_, in + i, rflag, p.What(k, false), &got)) return false;
+        v = (k > 0 || (flags & kPrimSrc)) ? CombineWord<D, RedFn>(v, got) : got;
       }
       if ((flags & kPrimPost) && this->divisor_ != 0) v = DivideWord<D>(v, this->divisor_);
-      if (flags & kPrimSend) out[i].write(v, sflag);
+      for (int k = 0; k < Fan && k < nsend; ++k)
+        reinterpret_cast<LLLine*>(p.send[k].ll_fifo + sslot)[i].write(v, sflag);
       if (flags & kPrimDst) StoreChunk(dst8 + i * kLLWordBytes, v, nb);
     }
     return true;

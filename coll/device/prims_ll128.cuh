@@ -28,20 +28,21 @@ namespace gpurun::coll::dev {
 // Data bytes of one LL128 line.
 inline constexpr uint64_t kLL128LineData = GeometryOf(Protocol::kLL128).line_data_bytes;
 
-template <DataType D, typename RedFn>
-class PrimsLL128 : public PrimsOneStep<PrimsLL128<D, RedFn>, D> {
-  using Base = PrimsOneStep<PrimsLL128<D, RedFn>, D>;
+template <DataType D, typename RedFn, int Fan = 1>
+class PrimsLL128 : public PrimsOneStep<PrimsLL128<D, RedFn, Fan>, D, Fan> {
+  using Base = PrimsOneStep<PrimsLL128<D, RedFn, Fan>, D, Fan>;
 
  public:
   using S = typename Base::S;
-  __device__ PrimsLL128(const DevLaunch& l, const WorkDesc& w, DevChannel* chan, int* failed)
-      : Base(l, w, chan, failed) {}
+  __device__ PrimsLL128(const DevLaunch& l, const WorkDesc& w, const DevPeers<Fan>* peers, int* failed)
+      : Base(l, w, peers, failed) {}
 
   // Warp-collective: every lane of the warp calls it, `active` or not. Loads
   // this lane's 16 bytes of its line until lane 7 of every active line of the
   // warp saw `flag`; false when the wait gave up (recorded).
-  __device__ bool RecvPiece(const uint64_t* piece, bool active, int lane, uint64_t flag, uint64_t* w0, uint64_t* w1) {
-    PollGuard<DevLaunch> guard{this->l_, WaitWhat{this->channel_, 0}};
+  __device__ bool RecvPiece(const uint64_t* piece, bool active, int lane, uint64_t flag, WaitWhat what, uint64_t* w0,
+                            uint64_t* w1) {
+    PollGuard<DevLaunch> guard{this->l_, what};
     for (;;) {
       if (active) {
         asm volatile("ld.volatile.v2.u64 {%0, %1}, [%2];" : "=l"(*w0), "=l"(*w1) : "l"(piece) : "memory");
@@ -61,14 +62,15 @@ class PrimsLL128 : public PrimsOneStep<PrimsLL128<D, RedFn>, D> {
     const int lane = static_cast<int>(threadIdx.x & 31);
     const int part = lane & 7;  // which 16 bytes of the line
     const uint64_t warp = threadIdx.x / 32, warps = blockDim.x / 32;
-    const auto* in = reinterpret_cast<const uint64_t*>(this->chan_->recv.ll128_fifo +
-                                                       SlotOffset(rstep, this->l_.ll128_buffer_bytes));
-    auto* out =
-        reinterpret_cast<LL128Line*>(this->chan_->send.ll128_fifo + SlotOffset(sstep, this->l_.ll128_buffer_bytes));
+    const DevPeers<Fan>& p = *this->peers_;
+    const uint64_t rslot = SlotOffset(rstep, this->l_.ll128_buffer_bytes);
+    const uint64_t sslot = SlotOffset(sstep, this->l_.ll128_buffer_bytes);
     const auto* src8 = reinterpret_cast<const uint8_t*>(src);
     auto* dst8 = reinterpret_cast<uint8_t*>(dst);
     const uint64_t rflag = LL128Flag(rstep);
     const uint64_t sflag = LL128Flag(sstep);
+    const int nrecv = (flags & kPrimRecv) ? p.nrecv : 0;
+    const int nsend = (flags & kPrimSend) ? p.nsend : 0;
     const uint64_t rounds = DivUp(lines, 4 * warps);
     for (uint64_t r = 0; r < rounds; ++r) {
       const uint64_t line = (r * warps + warp) * 4 + static_cast<uint64_t>(lane / 8);
@@ -78,22 +80,30 @@ class PrimsLL128 : public PrimsOneStep<PrimsLL128<D, RedFn>, D> {
       const uint64_t nb0 = active && off < bytes ? Min<uint64_t>(8, bytes - off) : 0;
       const uint64_t nb1 = active && part != kLL128FlagLane && off + 8 < bytes ? Min<uint64_t>(8, bytes - off - 8) : 0;
       uint64_t w0 = 0, w1 = 0;
-      if ((flags & kPrimRecv) &&
-          !RecvPiece(in + line * kLL128LineWords + LL128LaneWord(part), active, lane, rflag, &w0, &w1)) {
-        return false;
+      if ((flags & kPrimSrc) && active) {
+        w0 = nb0 > 0 ? LoadChunk(src8 + off, nb0) : 0;
+        w1 = nb1 > 0 ? LoadChunk(src8 + off + 8, nb1) : 0;
+      }
+      for (int k = 0; k < Fan && k < nrecv; ++k) {
+        const auto* in = reinterpret_cast<const uint64_t*>(p.recv[k].ll128_fifo + rslot);
+        uint64_t g0 = 0, g1 = 0;
+        if (!RecvPiece(in + line * kLL128LineWords + LL128LaneWord(part), active, lane, rflag, p.What(k, false), &g0,
+                       &g1)) {
+          return false;
+        }
+        const bool first = k == 0 && !(flags & kPrimSrc);
+        w0 = first ? g0 : CombineWord<D, RedFn>(w0, g0);
+        w1 = first ? g1 : CombineWord<D, RedFn>(w1, g1);
       }
       if (!active) continue;
-      if (flags & kPrimSrc) {
-        const uint64_t s0 = nb0 > 0 ? LoadChunk(src8 + off, nb0) : 0;
-        const uint64_t s1 = nb1 > 0 ? LoadChunk(src8 + off + 8, nb1) : 0;
-        w0 = (flags & kPrimRecv) ? CombineWord<D, RedFn>(s0, w0) : s0;
-        w1 = (flags & kPrimRecv) ? CombineWord<D, RedFn>(s1, w1) : s1;
-      }
       if ((flags & kPrimPost) && this->divisor_ != 0) {
         w0 = DivideWord<D>(w0, this->divisor_);
         w1 = DivideWord<D>(w1, this->divisor_);
       }
-      if (flags & kPrimSend) out[line].writeLane(part, w0, part == kLL128FlagLane ? sflag : w1);
+      for (int k = 0; k < Fan && k < nsend; ++k) {
+        auto* out = reinterpret_cast<LL128Line*>(p.send[k].ll128_fifo + sslot);
+        out[line].writeLane(part, w0, part == kLL128FlagLane ? sflag : w1);
+      }
       if (flags & kPrimDst) {
         if (nb0 > 0) StoreChunk(dst8 + off, w0, nb0);
         if (nb1 > 0) StoreChunk(dst8 + off + 8, w1, nb1);

@@ -1,5 +1,6 @@
 // Device primitives of the Simple protocol (NCCL prims_simple.h): one block
-// drives one channel's ring connection pair. Each primitive call moves one
+// drives one channel's connections (prims_peers.cuh: a ring's pair, or a
+// tree phase's up to two receiving and two sending ones). Each primitive call moves one
 // chunk in ChunkSteps().SlicesPerChunk() slices, exactly as the host
 // executor's Prims<ProtoSimple> (coll/host/primitives.cc) does, so both sides
 // of an edge agree on steps and slice sizes: per slice, thread 0 waits for
@@ -14,6 +15,7 @@
 
 #include "coll/device/dev_launch.h"
 #include "coll/device/prims_calls.cuh"
+#include "coll/device/prims_peers.cuh"
 #include "coll/device/reduce_copy.cuh"
 #include "coll/device/sync.cuh"
 #include "coll/patterns/chunking.h"
@@ -21,30 +23,30 @@
 
 namespace gpurun::coll::dev {
 
-template <DataType D, typename RedFn>
-class PrimsSimple : public PrimsCalls<PrimsSimple<D, RedFn>, typename Elem<D>::Storage> {
+template <DataType D, typename RedFn, int Fan = 1>
+class PrimsSimple : public PrimsCalls<PrimsSimple<D, RedFn, Fan>, typename Elem<D>::Storage> {
  public:
   using S = typename Elem<D>::Storage;
 
-  // `chan` is the block's channel state (shared memory); steps are rounded
+  // `peers` is the block's connections (shared memory); steps are rounded
   // up to a whole chunk as the host executor does.
-  __device__ PrimsSimple(const DevLaunch& l, const WorkDesc& w, DevChannel* chan, int* failed)
-      : l_(l), chan_(chan), failed_(failed), channel_(w.channel) {
+  __device__ PrimsSimple(const DevLaunch& l, const WorkDesc& w, const DevPeers<Fan>* peers, int* failed)
+      : l_(l), peers_(peers), failed_(failed) {
     steps_.chunk_steps = w.chunk_steps;
     steps_.slice_steps = w.slice_steps;
     step_elems_ = w.step_elems;
     divisor_ = w.op == RedOp::kAvg ? l.divisor : 0u;
     const uint64_t round = static_cast<uint64_t>(w.chunk_steps);
-    recv_step_ = AlignUp(chan->recv_step, round);
-    send_step_ = AlignUp(chan->send_step, round);
+    recv_step_ = AlignUp(peers->recv_step, round);
+    send_step_ = AlignUp(peers->send_step, round);
   }
 
-  // Stores the step counters back into the channel's device-memory state
-  // for the next launch (thread 0, on success).
-  __device__ void Finish(DevChannel* global) {
+  // Stores the step counters back into device memory for the next launch
+  // (thread 0, on success).
+  __device__ void Finish(uint64_t* recv_step, uint64_t* send_step) {
     if (threadIdx.x == 0 && *failed_ == 0) {
-      global->recv_step = recv_step_;
-      global->send_step = send_step_;
+      *recv_step = recv_step_;
+      *send_step = send_step_;
     }
   }
 
@@ -72,30 +74,41 @@ class PrimsSimple : public PrimsCalls<PrimsSimple<D, RedFn>, typename Elem<D>::S
  private:
   __device__ bool WaitSlice(unsigned flags, uint64_t rstep, uint64_t sstep, int nsteps) {
     const auto n = static_cast<uint64_t>(nsteps);
-    if ((flags & kPrimRecv) && !WaitAtLeast(l_, chan_->recv.tail, rstep + n, WaitWhat{channel_, 0})) return false;
-    // The slot is free once the receiver released the step kFifoSteps back.
-    if ((flags & kPrimSend) && sstep + n > kFifoSteps &&
-        !WaitAtLeast(l_, chan_->send.head, sstep + n - kFifoSteps, WaitWhat{channel_, 1})) {
-      return false;
+    if (flags & kPrimRecv) {
+      for (int k = 0; k < Fan && k < peers_->nrecv; ++k) {
+        if (!WaitAtLeast(l_, peers_->recv[k].tail, rstep + n, peers_->What(k, false))) return false;
+      }
+    }
+    // A slot is free once the receiver released the step kFifoSteps back.
+    if ((flags & kPrimSend) && sstep + n > kFifoSteps) {
+      for (int k = 0; k < Fan && k < peers_->nsend; ++k) {
+        if (!WaitAtLeast(l_, peers_->send[k].head, sstep + n - kFifoSteps, peers_->What(k, true))) return false;
+      }
     }
     return true;
   }
 
   __device__ void Move(unsigned flags, const S* src, S* dst, Range r, uint64_t rstep, uint64_t sstep) {
-    const S* in[2] = {};
+    MoveArgsN<Fan + 1, Fan + 1> m{};
     int nin = 0;
-    if (flags & kPrimSrc) in[nin++] = src + r.offset;
-    if (flags & kPrimRecv)
-      in[nin++] = reinterpret_cast<const S*>(chan_->recv.fifo + SlotOffset(rstep, l_.buffer_bytes));
-    S* out[2] = {};
+    if (flags & kPrimSrc) m.src[nin++] = src + r.offset;
+    if (flags & kPrimRecv) {
+      for (int k = 0; k < Fan && k < peers_->nrecv; ++k) {
+        m.src[nin++] = reinterpret_cast<const S*>(peers_->recv[k].fifo + SlotOffset(rstep, l_.buffer_bytes));
+      }
+    }
     int nout = 0;
-    if (flags & kPrimDst) out[nout++] = dst + r.offset;
-    if (flags & kPrimSend) out[nout++] = reinterpret_cast<S*>(chan_->send.fifo + SlotOffset(sstep, l_.buffer_bytes));
+    if (flags & kPrimDst) m.dst[nout++] = dst + r.offset;
+    if (flags & kPrimSend) {
+      for (int k = 0; k < Fan && k < peers_->nsend; ++k) {
+        m.dst[nout++] = reinterpret_cast<S*>(peers_->send[k].fifo + SlotOffset(sstep, l_.buffer_bytes));
+      }
+    }
+    m.count = r.count;
+    m.divisor = (flags & kPrimPost) ? divisor_ : 0u;
     // Copy in place (recvCopySend of in-place data) never happens: dst is
-    // always a user buffer and in[] a FIFO or the send buffer.
-    MoveArgs m{in[0],   nin > 1 ? in[1] : nullptr,          out[0], nout > 1 ? out[1] : nullptr,
-               r.count, (flags & kPrimPost) ? divisor_ : 0u};
-    if (m.src1 == nullptr && m.dst1 == nullptr && m.src0 == m.dst0) return;
+    // always a user buffer and the inputs a FIFO or the send buffer.
+    if (nin == 1 && nout == 1 && m.src[0] == m.dst[0]) return;
     ReduceCopy<D, RedFn>(m);
   }
 
@@ -103,15 +116,16 @@ class PrimsSimple : public PrimsCalls<PrimsSimple<D, RedFn>, typename Elem<D>::S
     const auto n = static_cast<uint64_t>(nsteps);
     if (flags & kPrimSend) {
       FenceAcqRelSys();
-      StoreReleaseSys(chan_->send.tail, sstep + n);
+      for (int k = 0; k < Fan && k < peers_->nsend; ++k) StoreReleaseSys(peers_->send[k].tail, sstep + n);
     }
-    if (flags & kPrimRecv) StoreReleaseSys(chan_->recv.head, rstep + n);
+    if (flags & kPrimRecv) {
+      for (int k = 0; k < Fan && k < peers_->nrecv; ++k) StoreReleaseSys(peers_->recv[k].head, rstep + n);
+    }
   }
 
   const DevLaunch& l_;
-  DevChannel* chan_;
+  const DevPeers<Fan>* peers_;
   int* failed_;
-  uint32_t channel_;
   ChunkSteps steps_;
   uint64_t step_elems_ = 0;
   uint32_t divisor_ = 0;

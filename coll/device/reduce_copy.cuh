@@ -1,6 +1,7 @@
-// The block-wide data mover of the device primitives: up to two inputs
-// combined elementwise (or one copied), optionally divided (avg's final step),
-// stored to up to two outputs. Every thread of the block takes part. When all
+// The block-wide data mover of the device primitives: up to NS inputs
+// combined elementwise in order (or one copied), optionally divided (avg's
+// final step), stored to up to ND outputs (ring primitives: 2 and 2; tree
+// primitives: 3 and 3, a rank's own data and two children's). Every thread of the block takes part. When all
 // pointers are 16-byte aligned it moves 16-byte packs, kUnroll packs in flight
 // per thread so loads from peer-written FIFOs and stores over NVLink overlap;
 // the rest (and unaligned user buffers) go element by element. Loads bypass
@@ -22,43 +23,46 @@ namespace gpurun::coll::dev {
 #endif
 inline constexpr int kUnroll = GPURUN_DEVICE_UNROLL;
 
-struct MoveArgs {
-  const void* src0;  // always set
-  const void* src1;  // null: copy src0
-  void* dst0;        // always set
-  void* dst1;        // null: one output
-  uint64_t count;    // elements
-  uint32_t divisor;  // 0: no division
+template <int NS, int ND>
+struct MoveArgsN {
+  const void* src[NS];  // src[0] always set; a null entry is no input
+  void* dst[ND];        // dst[0] always set; a null entry is no output
+  uint64_t count;       // elements
+  uint32_t divisor;     // 0: no division
 };
+using MoveArgs = MoveArgsN<2, 2>;
 
 __device__ __forceinline__ bool Aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
 
-template <DataType D, typename Op>
-__device__ __forceinline__ void MovePacks(const MoveArgs& m, uint64_t npacks) {
-  const uint4* s0 = static_cast<const uint4*>(m.src0);
-  const uint4* s1 = static_cast<const uint4*>(m.src1);
-  uint4* d0 = static_cast<uint4*>(m.dst0);
-  uint4* d1 = static_cast<uint4*>(m.dst1);
+template <DataType D, typename Op, int NS, int ND>
+__device__ __forceinline__ void MovePacks(const MoveArgsN<NS, ND>& m, uint64_t npacks) {
   const uint64_t nt = blockDim.x;
   for (uint64_t base = threadIdx.x; base < npacks; base += nt * kUnroll) {
-    uint4 a[kUnroll];
-    uint4 b[kUnroll];
+    uint4 a[NS][kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const uint64_t i = base + u * nt;
       if (i < npacks) {
-        a[u] = __ldcg(s0 + i);
-        if (s1 != nullptr) b[u] = __ldcg(s1 + i);
+#pragma unroll
+        for (int j = 0; j < NS; ++j) {
+          if (m.src[j] != nullptr) a[j][u] = __ldcg(static_cast<const uint4*>(m.src[j]) + i);
+        }
       }
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const uint64_t i = base + u * nt;
       if (i >= npacks) break;
-      uint4 v = s1 != nullptr ? CombineWord<D, Op>(a[u], b[u]) : a[u];
+      uint4 v = a[0][u];
+#pragma unroll
+      for (int j = 1; j < NS; ++j) {
+        if (m.src[j] != nullptr) v = CombineWord<D, Op>(v, a[j][u]);
+      }
       if (m.divisor != 0) v = DivideWord<D>(v, m.divisor);
-      d0[i] = v;
-      if (d1 != nullptr) d1[i] = v;
+#pragma unroll
+      for (int j = 0; j < ND; ++j) {
+        if (m.dst[j] != nullptr) static_cast<uint4*>(m.dst[j])[i] = v;
+      }
     }
   }
 }
@@ -92,30 +96,37 @@ __device__ __forceinline__ bool AlignedTo(const void* p, uintptr_t a) {
   return (reinterpret_cast<uintptr_t>(p) & (a - 1)) == 0;
 }
 
-template <DataType D, typename Op>
-__device__ __forceinline__ void MoveElems(const MoveArgs& m, uint64_t begin) {
+template <DataType D, typename Op, int NS, int ND>
+__device__ __forceinline__ void MoveElems(const MoveArgsN<NS, ND>& m, uint64_t begin) {
   using S = typename Elem<D>::Storage;
-  const S* s0 = static_cast<const S*>(m.src0);
-  const S* s1 = static_cast<const S*>(m.src1);
-  S* d0 = static_cast<S*>(m.dst0);
-  S* d1 = static_cast<S*>(m.dst1);
-  const bool a =
-      AlignedTo(s0, sizeof(S)) && AlignedTo(s1, sizeof(S)) && AlignedTo(d0, sizeof(S)) && AlignedTo(d1, sizeof(S));
+  bool a = true;
+#pragma unroll
+  for (int j = 0; j < NS; ++j) a = a && AlignedTo(m.src[j], sizeof(S));
+#pragma unroll
+  for (int j = 0; j < ND; ++j) a = a && AlignedTo(m.dst[j], sizeof(S));
   for (uint64_t i = begin + threadIdx.x; i < m.count; i += blockDim.x) {
-    S v = LoadElem(s0 + i, a);
-    if (s1 != nullptr) v = Combine<D, Op>(v, LoadElem(s1 + i, a));
+    S v = LoadElem(static_cast<const S*>(m.src[0]) + i, a);
+#pragma unroll
+    for (int j = 1; j < NS; ++j) {
+      if (m.src[j] != nullptr) v = Combine<D, Op>(v, LoadElem(static_cast<const S*>(m.src[j]) + i, a));
+    }
     if (m.divisor != 0) v = Divide<D>(v, m.divisor);
-    StoreElem(d0 + i, v, a);
-    if (d1 != nullptr) StoreElem(d1 + i, v, a);
+#pragma unroll
+    for (int j = 0; j < ND; ++j) {
+      if (m.dst[j] != nullptr) StoreElem(static_cast<S*>(m.dst[j]) + i, v, a);
+    }
   }
 }
 
 // Moves m.count elements; call from every thread of the block.
-template <DataType D, typename Op>
-__device__ __forceinline__ void ReduceCopy(const MoveArgs& m) {
+template <DataType D, typename Op, int NS, int ND>
+__device__ __forceinline__ void ReduceCopy(const MoveArgsN<NS, ND>& m) {
   using S = typename Elem<D>::Storage;
-  const bool aligned = Aligned16(m.src0) && Aligned16(m.dst0) && (m.src1 == nullptr || Aligned16(m.src1)) &&
-                       (m.dst1 == nullptr || Aligned16(m.dst1));
+  bool aligned = true;
+#pragma unroll
+  for (int j = 0; j < NS; ++j) aligned = aligned && Aligned16(m.src[j]);
+#pragma unroll
+  for (int j = 0; j < ND; ++j) aligned = aligned && Aligned16(m.dst[j]);
   uint64_t done = 0;
   if (aligned) {
     const uint64_t npacks = m.count * sizeof(S) / 16;

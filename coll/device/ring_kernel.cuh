@@ -21,6 +21,7 @@ inline constexpr int kMaxDeviceThreads = 512;
 // to the channel's device-memory state for the next launch.
 template <typename P>
 __device__ void RunRingWork(P& p, const WorkDesc& w, const DevLaunch& l) {
+  DevChannel& home = l.channels[w.channel];
   switch (w.func) {
     case Func::kAllReduce: RingAllReduce(p, w, l); break;
     case Func::kAllGather: RingAllGather(p, w, l); break;
@@ -28,28 +29,28 @@ __device__ void RunRingWork(P& p, const WorkDesc& w, const DevLaunch& l) {
     case Func::kBroadcast: RingBroadcast(p, w, l); break;
     case Func::kReduce: RingReduce(p, w, l); break;
   }
-  p.Finish(&l.channels[w.channel]);
+  p.Finish(&home.recv_step, &home.send_step);
 }
 
 template <DataType D, typename Op>
 __global__ void __launch_bounds__(kMaxDeviceThreads) RingKernel(const __grid_constant__ DevLaunch l) {
   __shared__ WorkDesc w;
-  __shared__ DevChannel chan;
+  __shared__ DevPeers<1> peers;
   __shared__ int failed;
   if (threadIdx.x == 0) {
     w = l.work[blockIdx.x];
-    chan = l.channels[w.channel];
+    LoadRingPeers(l.channels[w.channel], w.channel, &peers);
     failed = 0;
   }
   __syncthreads();
   if (w.proto == Protocol::kLL) {
-    PrimsLL<D, Op> p(l, w, &chan, &failed);
+    PrimsLL<D, Op> p(l, w, &peers, &failed);
     RunRingWork(p, w, l);
   } else if (w.proto == Protocol::kLL128) {
-    PrimsLL128<D, Op> p(l, w, &chan, &failed);
+    PrimsLL128<D, Op> p(l, w, &peers, &failed);
     RunRingWork(p, w, l);
   } else {
-    PrimsSimple<D, Op> p(l, w, &chan, &failed);
+    PrimsSimple<D, Op> p(l, w, &peers, &failed);
     RunRingWork(p, w, l);
   }
 }

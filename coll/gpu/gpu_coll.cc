@@ -86,6 +86,7 @@ GpuColl::~GpuColl() {
       }
     }
   }
+  tree_.reset();
   ring_.reset();
   oneshot_.reset();
   if (done_event_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(done_event_));

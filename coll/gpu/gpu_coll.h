@@ -1,11 +1,13 @@
 // GpuColl: a communicator's collectives on device buffers — the GPU
 // executor. Each call is validated by runtime/ first; GpuColl plans it with
-// the GPU tuner (coll/tuner/gpu_tuner.h: ring with LL or Simple, or for
-// small allreduces one-shot), plans a ring call with the shared planner,
-// launches one kernel of the kernel table (coll/device) with one block per
-// channel on the caller's stream, and, for a null stream, waits for it.
-// One-shot pushes LL lines to every peer (oneshot_peers.h). Its ring
-// connectors (ring_connectors.h) and one-shot scratch are made collectively
+// the GPU tuner (coll/tuner/gpu_tuner.h: ring with LL, LL128 or Simple; for
+// allreduce also the double binary tree with the same protocols, or
+// one-shot for small calls), plans a ring or tree call with the shared
+// planner, launches one kernel of the kernel table (coll/device) with one
+// block per channel (per channel and tree) on the caller's stream, and, for
+// a null stream, waits for it. One-shot pushes LL lines to every peer
+// (oneshot_peers.h). Its ring connectors (ring_connectors.h), tree
+// connectors (tree_connectors.h) and one-shot scratch are made collectively
 // by the first call that needs them.
 //
 // Streams: a non-null stream (a cudaStream_t) makes the call stream-ordered:
@@ -31,6 +33,7 @@
 #include "coll/device/dev_launch.h"
 #include "coll/gpu/oneshot_peers.h"
 #include "coll/gpu/ring_connectors.h"
+#include "coll/gpu/tree_connectors.h"
 #include "coll/host/comm_link.h"
 #include "coll/host/host_coll.h"
 #include "coll/tuner/gpu_tuner.h"
@@ -126,7 +129,8 @@ class GpuColl {
   StatusOr<TuneChoice> Choose(const CollCall& call, Choice choice) const;
   // Why this communicator cannot run one-shot at all ("" when it can).
   std::string OneShotLimit() const;
-  Status LaunchRing(const CollCall& call, void* stream, const TuneChoice& choice);
+  // A ring or tree call (choice.algo), planned and launched.
+  Status LaunchPlanned(const CollCall& call, void* stream, const TuneChoice& choice);
   Status LaunchOneShot(const CollCall& call, void* stream);
   Status WaitDone();
 
@@ -135,6 +139,7 @@ class GpuColl {
   GpuCollOptions opt_;
   CollOverride override_;  // GPURUN_ALGO / GPURUN_PROTO, read when made (as HostColl)
   std::unique_ptr<RingConnectors> ring_;
+  std::unique_ptr<TreeConnectors> tree_;
   std::unique_ptr<OneShotPeers> oneshot_;
   std::string oneshot_limit_;        // OneShotLimit(), from Init
   uint64_t oneshot_max_bytes_ = 0;   // largest one-shot call: opt_.oneshot_bytes, or 0 with a limit

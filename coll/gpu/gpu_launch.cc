@@ -1,8 +1,9 @@
 // GpuColl::Launch: the GPU override check, the tuner's choice (gpu_tuner.h),
-// the plan (ring, LL or Simple) and one kernel launch with a block per
-// channel, or the one-shot launch (gpu_coll.h).
+// the plan (ring or tree; LL, LL128 or Simple) and one kernel launch with a
+// block per work, or the one-shot launch (gpu_coll.h).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -32,14 +33,15 @@ Status NoKernels(DataType type) {
 }  // namespace
 
 Status GpuColl::CheckOverride(Func func) const {
-  if (override_.Allowed(func, Algo::kRing, Protocol::kSimple) || override_.Allowed(func, Algo::kRing, Protocol::kLL) ||
-      override_.Allowed(func, Algo::kRing, Protocol::kLL128)) [[likely]] {
-    return OkStatus();
+  for (Protocol p : {Protocol::kSimple, Protocol::kLL, Protocol::kLL128}) {
+    if (override_.Allowed(func, Algo::kRing, p)) [[likely]]
+      return OkStatus();
+    if (func == Func::kAllReduce && override_.Allowed(func, Algo::kTree, p)) return OkStatus();
   }
   if (func == Func::kAllReduce && override_.Allowed(func, Algo::kOneShot, Protocol::kLL)) return OkStatus();
   return InvalidUsage(std::string("GPURUN_ALGO / GPURUN_PROTO exclude ring/simple, ring/ll, ring/ll128") +
-                      (func == Func::kAllReduce ? " and oneshot/ll" : "") + " for " + FuncName(func) +
-                      ", everything the GPU path has for it so far");
+                      (func == Func::kAllReduce ? ", tree/simple, tree/ll, tree/ll128 and oneshot/ll" : "") + " for " +
+                      FuncName(func) + ", everything the GPU path has for it so far");
 }
 
 std::string GpuColl::OneShotLimit() const {
@@ -70,6 +72,13 @@ StatusOr<TuneChoice> GpuColl::Choose(const CollCall& call, Choice choice) const 
   // again once it does (Launch).
   in.ll128_limit = ring_ != nullptr ? std::string_view(ring_->ll128_limit()) : std::string_view();
   in.forced_channels = choice == Choice::kOverride ? forced_channels_ : 0;
+  // The tree takes the ring's channels up to its own limit and, until it
+  // exists, the ring's LL128 verdict (chosen again once it does).
+  if (call.func == Func::kAllReduce) {
+    in.tree_max_channels =
+        tree_ != nullptr ? tree_->nchannels() : std::min(in.max_channels, TreeConnectors::kMaxChannels);
+    in.tree_ll128_limit = tree_ != nullptr ? std::string_view(tree_->ll128_limit()) : in.ll128_limit;
+  }
   return ChooseGpu(in, override_, choice == Choice::kOverride);
 }
 
@@ -84,7 +93,12 @@ Status GpuColl::Launch(const CollCall& call, void* stream, Choice choice) {
     GR_ASSIGN_OR_RETURN(c, Choose(call, choice));
     if (c.algo == Algo::kOneShot) return LaunchOneShot(call, stream);
   }
-  return LaunchRing(call, stream, c);
+  if (c.algo == Algo::kTree && tree_ == nullptr) {
+    GR_ASSIGN_OR_RETURN(tree_, TreeConnectors::Create(link_, device_, *ring_));
+    // Again with the tree's LL128 verdict; alike on every rank.
+    GR_ASSIGN_OR_RETURN(c, Choose(call, choice));
+  }
+  return LaunchPlanned(call, stream, c);
 }
 
 Status GpuColl::LaunchOneShot(const CollCall& call, void* stream) {
@@ -110,8 +124,10 @@ Status GpuColl::LaunchOneShot(const CollCall& call, void* stream) {
   return OkStatus();
 }
 
-Status GpuColl::LaunchRing(const CollCall& call, void* stream, const TuneChoice& choice) {
-  const void* kernel = dev::RingKernel(call.type, call.op);
+Status GpuColl::LaunchPlanned(const CollCall& call, void* stream, const TuneChoice& choice) {
+  const bool tree = choice.algo == Algo::kTree;
+  if (tree && tree_ == nullptr) return InternalError("a tree call before the GPU tree exists");
+  const void* kernel = tree ? dev::TreeKernel(call.type, call.op) : dev::RingKernel(call.type, call.op);
   if (kernel == nullptr) return NoKernels(call.type);
   PlanInput in;
   in.func = call.func;
@@ -121,35 +137,44 @@ Status GpuColl::LaunchRing(const CollCall& call, void* stream, const TuneChoice&
   in.root_index = ring_->position_of(call.root);
   in.nranks = link_.size();
   in.ring_index = ring_->position();
-  in.algo = Algo::kRing;
+  in.algo = choice.algo;
   in.proto = choice.proto;
   in.nchannels = choice.nchannels;
-  in.buffer_bytes = choice.proto == Protocol::kLL      ? ring_->ll_buffer_bytes()
-                    : choice.proto == Protocol::kLL128 ? ring_->ll128_buffer_bytes()
-                                                       : ring_->buffer_bytes();
+  if (tree) {
+    in.buffer_bytes = choice.proto == Protocol::kLL      ? tree_->ll_buffer_bytes()
+                      : choice.proto == Protocol::kLL128 ? tree_->ll128_buffer_bytes()
+                                                         : tree_->buffer_bytes();
+  } else {
+    in.buffer_bytes = choice.proto == Protocol::kLL      ? ring_->ll_buffer_bytes()
+                      : choice.proto == Protocol::kLL128 ? ring_->ll128_buffer_bytes()
+                                                         : ring_->buffer_bytes();
+  }
   in.max_channels = kMaxDeviceChannels;
   // LL and LL128 move a chunk in one step and forward it line by line: no
   // smaller chunks needed for pipelining.
   if (choice.proto == Protocol::kSimple) {
     const uint64_t part = call.count * static_cast<uint64_t>(ElemSize(call.type)) / static_cast<uint64_t>(in.nchannels);
-    const uint64_t per_loop = call.func == Func::kAllReduce ? static_cast<uint64_t>(in.nranks) : 1;
+    // A ring allreduce loop moves n chunks; a tree's, one per tree.
+    const uint64_t per_loop = call.func == Func::kAllReduce ? (tree ? 2 : static_cast<uint64_t>(in.nranks)) : 1;
     const uint64_t chunk = part / (kTargetLoops * per_loop);
     in.max_chunk_bytes = Max(chunk, kMinChunkBytes);
   }
   std::array<WorkDesc, 2 * kMaxDeviceChannels> works;
   GR_ASSIGN_OR_RETURN(const int nworks, PlanCollective(in, works));
+  if (nworks > kMaxDeviceChannels) return InternalError("a GPU plan with more works than a launch holds");
   if (nworks == 0) return OkStatus();
   DevLaunch l{};
   l.send = call.send;
   l.recv = call.recv;
   l.channels = ring_->channels();
   l.ring_ranks = ring_->ring_ranks();
+  l.trees = tree_ != nullptr ? tree_->links() : nullptr;
   l.error = error_;
   l.abort = abort_;
   l.timeout_ns = static_cast<uint64_t>(opt_.timeout_s * 1e9);
-  l.buffer_bytes = ring_->buffer_bytes();
-  l.ll_buffer_bytes = ring_->ll_buffer_bytes();
-  l.ll128_buffer_bytes = ring_->ll128_buffer_bytes();
+  l.buffer_bytes = tree ? tree_->buffer_bytes() : ring_->buffer_bytes();
+  l.ll_buffer_bytes = tree ? tree_->ll_buffer_bytes() : ring_->ll_buffer_bytes();
+  l.ll128_buffer_bytes = tree ? tree_->ll128_buffer_bytes() : ring_->ll128_buffer_bytes();
   l.divisor = static_cast<uint32_t>(link_.size());
   l.nworks = nworks;
   for (int i = 0; i < nworks; ++i) l.work[i] = works[static_cast<size_t>(i)];

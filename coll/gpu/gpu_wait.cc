@@ -35,7 +35,12 @@ Status GpuColl::CheckDeviceError() {
   DevError e;
   std::memcpy(&e, error_, sizeof(e));
   std::string what;
-  if (e.channel == kDirectWaitChannel) {
+  if (e.channel != kDirectWaitChannel && (e.channel & kTreeWaitFlag) != 0) {
+    what = std::string(e.sending != 0 ? "for " : "for data from ") + link_.DescribePeer(static_cast<int>(e.peer)) +
+           (e.sending != 0 ? " to free a FIFO slot" : "") + " on GPU tree channel " +
+           std::to_string(e.channel & ~kTreeWaitFlag) + " (step " + std::to_string(e.step) + ", counter at " +
+           std::to_string(e.value) + ")";
+  } else if (e.channel == kDirectWaitChannel) {
     what = "for data from " + link_.DescribePeer(static_cast<int>(e.peer)) + " in a one-shot allreduce (flag " +
            std::to_string(e.step) + ", a line held flag " + std::to_string(e.value) + ")";
   } else {
@@ -77,6 +82,11 @@ Status GpuColl::WaitDone() {
     if (!aborted && n > 1) {
       peer_status = link_.CheckPeer(prev);
       if (peer_status.ok()) peer_status = link_.CheckPeer(next);
+      if (tree_ != nullptr) {
+        for (int peer : tree_->neighbours()) {
+          if (peer_status.ok()) peer_status = link_.CheckPeer(peer);
+        }
+      }
       if (!peer_status.ok()) {
         *reinterpret_cast<volatile uint32_t*>(abort_) = 1;
         aborted = true;

@@ -27,9 +27,10 @@ namespace gpurun::coll {
 
 // Group numbers of the host path's segment names (coll/host/conn_group.h's
 // SegmentName, in a range above the host executor's groups): the ring's, the
-// one-shot allreduce's, and a pair connection's (plus the peer's rank).
+// one-shot allreduce's, the tree's, and a pair connection's (plus the peer's rank).
 inline constexpr int kGpuRingSegmentGroup = 1000;
 inline constexpr int kGpuOneShotSegmentGroup = 1001;
+inline constexpr int kGpuTreeSegmentGroup = 1002;
 inline constexpr int kGpuP2pSegmentGroupBase = 2000;
 
 enum class PeerPath : uint32_t { kCudaIpc = 0, kHost = 1 };

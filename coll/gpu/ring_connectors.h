@@ -61,6 +61,8 @@ class RingConnectors {
   int next() const { return next_rank_; }
   const int32_t* ring_ranks() const { return ring_ranks_; }
   int nchannels() const { return nchannels_; }
+  // Where this rank's FIFOs are (CUDA IPC or host memory).
+  PeerPath path() const { return mine_->path(); }
   uint64_t buffer_bytes() const { return buffer_bytes_; }
   uint64_t ll_buffer_bytes() const { return ll_buffer_bytes_; }
   // 0 when the ring has no LL128 FIFOs; ll128_limit() says why.

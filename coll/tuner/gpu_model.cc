@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "coll/int_math.h"
+#include "coll/patterns/double_binary_tree.h"
 #include "coll/patterns/step_counts.h"
 
 namespace gpurun::coll {
@@ -35,7 +36,8 @@ double PredictGpu(const GpuTunerTables& tables, Func func, Algo algo, Protocol p
   const int f = static_cast<int>(func), a = static_cast<int>(algo), p = static_cast<int>(proto);
   if (!tables.implemented[f][a][p]) return -1;
   if (nranks <= 1) return tables.base_us[f][a][p];
-  const int steps = algo == Algo::kOneShot ? 1 : AlgorithmSteps(PatternOf(func, algo), nranks);
+  const int depth = algo == Algo::kTree ? std::max(TreeDepth(nranks, 0), TreeDepth(nranks, 1)) : 0;
+  const int steps = algo == Algo::kOneShot ? 1 : AlgorithmSteps(PatternOf(func, algo), nranks, depth);
   const double busbw = std::min(std::max(nchannels, 1) * tables.channel_gbps[f][a][p], tables.max_gbps[f][a][p]);
   return tables.base_us[f][a][p] + steps * tables.hop_us[f][a][p] +
          static_cast<double>(bytes) * BusFactor(func, algo, nranks) / (1000 * busbw);

@@ -4,7 +4,8 @@
 //
 //   time = base[f][a][p] + steps * hop[f][a][p] + bytes * factor / (1000 * busbw)
 //   steps  ring: AlgorithmSteps (step_counts.h): 2(n-1) for allreduce, n-1
-//          otherwise; oneshot: 1 (each rank pushes to all peers at once).
+//          otherwise; tree allreduce: twice the deeper tree's depth (up,
+//          then down); oneshot: 1 (each rank pushes to all peers at once).
 //   factor nccl-tests' busbw factor (nccl_anchor.md §2.4): allreduce
 //          2(n-1)/n, allgather / reducescatter (n-1)/n, broadcast / reduce 1;
 //          oneshot n-1 (every rank's whole input crosses to every peer).

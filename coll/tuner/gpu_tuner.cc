@@ -15,9 +15,9 @@ struct Candidate {
   Protocol proto;
 };
 // In the order that wins ties.
-constexpr Candidate kCandidates[] = {{Algo::kRing, Protocol::kSimple},
-                                     {Algo::kRing, Protocol::kLL128},
-                                     {Algo::kRing, Protocol::kLL},
+constexpr Candidate kCandidates[] = {{Algo::kRing, Protocol::kSimple}, {Algo::kRing, Protocol::kLL128},
+                                     {Algo::kRing, Protocol::kLL},     {Algo::kTree, Protocol::kSimple},
+                                     {Algo::kTree, Protocol::kLL128},  {Algo::kTree, Protocol::kLL},
                                      {Algo::kOneShot, Protocol::kLL}};
 constexpr int kNumCandidates = sizeof(kCandidates) / sizeof(kCandidates[0]);
 
@@ -25,6 +25,9 @@ std::string Has(const GpuTuneInput& in) {
   std::string text = "ring with ll, simple";
   text += in.ll128_limit.empty() ? ", ll128" : "; not ll128: " + std::string(in.ll128_limit);
   if (in.func != Func::kAllReduce) return text;
+  text += "; tree with ll, simple";
+  text += in.tree_ll128_limit.empty() ? ", ll128" : " (not ll128: " + std::string(in.tree_ll128_limit) + ")";
+  text += " on up to " + std::to_string(in.tree_max_channels) + " channels";
   if (!in.oneshot_limit.empty()) return text + "; not oneshot: " + std::string(in.oneshot_limit);
   return text + "; oneshot with ll up to GPURUN_GPU_ONESHOT_BYTES=" + std::to_string(in.oneshot_max_bytes) +
          " B (this call: " + std::to_string(in.bytes) + " B)";
@@ -54,10 +57,17 @@ void LogCandidates(const GpuTuneInput& in, const double (&times)[kNumCandidates]
 
 double PredictGpuCandidate(const GpuTuneInput& in, Algo algo, Protocol proto, int* nchannels) {
   const GpuTunerTables& t = kH200NvlinkTables;
-  if (proto == Protocol::kLL128 && !in.ll128_limit.empty()) return -1;
+  if (algo == Algo::kTree) {
+    if (in.tree_max_channels < 1 || in.forced_channels > in.tree_max_channels) return -1;
+    if (proto == Protocol::kLL128 && !in.tree_ll128_limit.empty()) return -1;
+  } else if (proto == Protocol::kLL128 && !in.ll128_limit.empty()) {
+    return -1;
+  }
   if (algo == Algo::kOneShot) {
     if (!in.oneshot_limit.empty() || in.bytes > in.oneshot_max_bytes) return -1;
     *nchannels = 1;
+  } else if (algo == Algo::kTree) {
+    *nchannels = in.forced_channels > 0 ? in.forced_channels : GpuChannels(t, proto, in.bytes, in.tree_max_channels);
   } else {
     *nchannels = in.forced_channels > 0 ? in.forced_channels : GpuChannels(t, proto, in.bytes, in.max_channels);
   }
@@ -70,7 +80,8 @@ StatusOr<TuneChoice> ChooseGpu(const GpuTuneInput& in, const CollOverride& o, bo
                         std::to_string(in.max_channels) + " channels (GPURUN_GPU_NCHANNELS, " + FuncName(in.func) +
                         ")");
   }
-  double times[kNumCandidates] = {-1, -1, -1, -1};
+  double times[kNumCandidates];
+  for (double& t : times) t = -1;
   int channels[kNumCandidates] = {};
   TuneChoice best;
   bool found = false;

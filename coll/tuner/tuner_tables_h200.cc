@@ -79,6 +79,10 @@ constexpr Row kRows[] = {
     {Func::kReduce,        Algo::kRing,    Protocol::kSimple, 3.5, 2.2,  17.0, 360},
     {Func::kAllReduce,     Algo::kOneShot, Protocol::kLL,     5.0, 0.0, 160.0, 160},
     {Func::kAllReduce,     Algo::kRing,    Protocol::kLL128,  5.6, 1.6,   4.8, 260},
+    // Tree allreduce: PROVISIONAL, the ring's allreduce rows until measured.
+    {Func::kAllReduce,     Algo::kTree,    Protocol::kLL,     4.2, 1.6,   2.8, 147},
+    {Func::kAllReduce,     Algo::kTree,    Protocol::kSimple, 3.6, 6.8,   7.2, 300},
+    {Func::kAllReduce,     Algo::kTree,    Protocol::kLL128,  5.6, 1.6,   4.8, 260},
     {Func::kAllGather,     Algo::kRing,    Protocol::kLL128,  3.8, 1.6,   4.8, 235},
     {Func::kReduceScatter, Algo::kRing,    Protocol::kLL128,  4.8, 1.6,   4.8, 200},
     {Func::kBroadcast,     Algo::kRing,    Protocol::kLL128,  2.9, 1.6,   4.8, 330},

@@ -21,6 +21,10 @@
 //  - RingLL, RingLL128: the ring collectives over LL / LL128, forced, 2 and
 //    4 ranks, both stream modes, over CUDA IPC (and host memory for LL), up
 //    to 4 MiB + 7 B;
+//  - Tree: allreduce on the double binary tree over LL / LL128 / Simple,
+//    forced, 2, 3 and 4 ranks, both stream modes, over CUDA IPC (and host
+//    memory for LL and Simple), and on a reordered ring (tree positions are
+//    ring positions);
 //  - Graph: the ring collectives captured into CUDA graphs and replayed;
 //  - HostPath: the ring collectives with their FIFOs in host shared memory
 //    (GPURUN_GPU_PATH=host), 2 and 4 ranks, stream, small and large slices;
@@ -164,6 +168,39 @@ std::vector<GpuCase> RingProtoCases(Proto proto) {
   return cases;
 }
 
+// Allreduce on the double binary tree, forced (GPURUN_ALGO=tree and each
+// protocol): every type and op, up to 4 MiB + 7 B, misaligned buffers, on 2,
+// 3 (odd: tree 1 shifted, not mirrored) and 4 ranks (rank 2 of tree 0 has two
+// children), null and stream, over CUDA IPC and (LL, Simple) host memory,
+// and on 4 ranks with the ring (so the tree positions) reordered.
+std::vector<GpuCase> TreeCases(Proto proto) {
+  std::vector<GpuCase> cases;
+  for (const char* where : {"", "_hostpath", "_reordered"}) {
+    const bool host = std::string(where) == "_hostpath";
+    const bool reordered = std::string(where) == "_reordered";
+    if (host && proto == Proto::kLL128) continue;
+    for (int ranks : {2, 3, 4}) {
+      for (bool stream : {false, true}) {
+        if ((host || reordered) && !stream) continue;
+        if (reordered && ranks != 4) continue;
+        GpuCase g;
+        g.variant = {Algo::kTree, proto};
+        g.name = ModeName(ranks, stream) + where;
+        g.ranks = ranks;
+        g.stream = stream;
+        g.colls = {Coll::kAllreduce};
+        g.slice = {"--types=all", "--ops=all", "--sizes=0,1,7,1023,4099,65541,1048581,4194311", "--offsets=0,4,12",
+                   "--inplace=out,in"};
+        g.limit_s = 600;
+        if (host) g.env = {{"GPURUN_GPU_PATH", "host"}};
+        if (reordered) g.env = {{"GPURUN_GPU_RING", "3,1,0,2"}};
+        cases.push_back(g);
+      }
+    }
+  }
+  return cases;
+}
+
 // The ring collectives and the point-to-point ones with every pair's FIFOs
 // in host shared memory (GPURUN_GPU_PATH=host: the path of GPUs without peer
 // access), on 2 and 4 ranks, stream-ordered, small and large slices.
@@ -296,6 +333,9 @@ INSTANTIATE_TEST_SUITE_P(Others, CollMatrixGpu, ::testing::ValuesIn(OtherCases()
 INSTANTIATE_TEST_SUITE_P(OneShot, CollMatrixGpu, ::testing::ValuesIn(OneShotCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(RingLL, CollMatrixGpu, ::testing::ValuesIn(RingProtoCases(Proto::kLL)), CaseName);
 INSTANTIATE_TEST_SUITE_P(RingLL128, CollMatrixGpu, ::testing::ValuesIn(RingProtoCases(Proto::kLL128)), CaseName);
+INSTANTIATE_TEST_SUITE_P(TreeLL, CollMatrixGpu, ::testing::ValuesIn(TreeCases(Proto::kLL)), CaseName);
+INSTANTIATE_TEST_SUITE_P(TreeLL128, CollMatrixGpu, ::testing::ValuesIn(TreeCases(Proto::kLL128)), CaseName);
+INSTANTIATE_TEST_SUITE_P(TreeSimple, CollMatrixGpu, ::testing::ValuesIn(TreeCases(Proto::kSimple)), CaseName);
 INSTANTIATE_TEST_SUITE_P(Graph, CollMatrixGpu, ::testing::ValuesIn(GraphCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(HostPath, CollMatrixGpu, ::testing::ValuesIn(HostPathCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(RingOrder, CollMatrixGpu, ::testing::ValuesIn(RingOrderCases()), CaseName);

@@ -58,6 +58,21 @@ std::vector<GpuCase> SanitizerCases() {
     ll.limit_s = 600;
     cases.push_back(ll);
   }
+  // Allreduce on the tree, forced onto each protocol (GPURUN_ALGO=tree), on
+  // 4 ranks so a rank reduces two children's data: the two-peer primitives.
+  for (const char* tool : {"memcheck", "racecheck"}) {
+    for (matrix::Proto proto : {matrix::Proto::kLL, matrix::Proto::kLL128, matrix::Proto::kSimple}) {
+      GpuCase t;
+      t.tool = tool;
+      t.ranks = 4;
+      t.variant = {matrix::Algo::kTree, proto};
+      t.name = std::string(tool) + "_4ranks_null_" + matrix::VariantName(t.variant);
+      t.colls = {Coll::kAllreduce};
+      t.slice = {"--types=int8,float", "--ops=sum", "--sizes=1,4099,65541,1048581", "--offsets=4", "--inplace=out,in"};
+      t.limit_s = 600;
+      cases.push_back(t);
+    }
+  }
   // The point-to-point collectives on a stream: the stream p2p kernel's
   // FIFOs and the own-block copy beside it (1 MiB and up).
   for (const char* tool : {"memcheck", "racecheck"}) {

@@ -175,16 +175,19 @@ bool ExpectRejectedOnDevice(Coll coll, Algo algo, Proto proto) {
   // host memory it is rejected, which the GPU tuner's unit tests check).
   const bool ring = (algo == Algo::kAuto || algo == Algo::kRing) &&
                     (proto == Proto::kAuto || proto == Proto::kSimple || proto == Proto::kLL || proto == Proto::kLL128);
-  // Allreduce also runs one-shot over LL lines (calls up to GPURUN_GPU_ONESHOT_BYTES).
+  // Allreduce also runs one-shot over LL lines (calls up to
+  // GPURUN_GPU_ONESHOT_BYTES) and the double binary tree over all three.
   const bool oneshot = coll == Coll::kAllreduce && (algo == Algo::kAuto || algo == Algo::kOneShot) &&
                        (proto == Proto::kAuto || proto == Proto::kLL);
-  return !ring && !oneshot;
+  const bool tree = coll == Coll::kAllreduce && algo == Algo::kTree &&
+                    (proto == Proto::kAuto || proto == Proto::kSimple || proto == Proto::kLL || proto == Proto::kLL128);
+  return !ring && !oneshot && !tree;
 }
 
 const char* RejectingVariableOnDevice(Coll coll, Algo algo, Proto proto) {
   if (!GpuServes(coll)) return RejectingVariable(coll, algo, proto);
-  const bool algo_exists =
-      algo == Algo::kAuto || algo == Algo::kRing || (coll == Coll::kAllreduce && algo == Algo::kOneShot);
+  const bool algo_exists = algo == Algo::kAuto || algo == Algo::kRing ||
+                           (coll == Coll::kAllreduce && (algo == Algo::kOneShot || algo == Algo::kTree));
   return algo_exists ? "GPURUN_PROTO" : "GPURUN_ALGO";
 }
 

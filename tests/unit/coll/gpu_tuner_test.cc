@@ -19,6 +19,7 @@ GpuTuneInput Input(Func func, uint64_t bytes) {
   in.nranks = 2;
   in.max_channels = 128;
   in.oneshot_max_bytes = func == Func::kAllReduce ? 4 << 20 : 0;
+  in.tree_max_channels = func == Func::kAllReduce ? 16 : 0;
   return in;
 }
 
@@ -36,10 +37,18 @@ TEST(GpuModel, FollowsTheFormula) {
   // allgather on 2 ranks: one step, factor 1/2; 4 channels below the cap.
   const double expect = t.base_us[f][a][p] + t.hop_us[f][a][p] + 1e6 * 0.5 / (1000 * 4 * t.channel_gbps[f][a][p]);
   EXPECT_DOUBLE_EQ(PredictGpu(t, Func::kAllGather, Algo::kRing, Protocol::kLL, 2, 4, 1000000), expect);
-  // Tree is not built on the GPU path, nor one-shot beyond allreduce.
+  // The tree exists for allreduce only, one-shot likewise.
   EXPECT_GT(PredictGpu(t, Func::kAllReduce, Algo::kRing, Protocol::kLL128, 2, 4, 1024), 0);
-  EXPECT_LT(PredictGpu(t, Func::kAllReduce, Algo::kTree, Protocol::kSimple, 2, 4, 1024), 0);
+  EXPECT_GT(PredictGpu(t, Func::kAllReduce, Algo::kTree, Protocol::kSimple, 2, 4, 1024), 0);
+  EXPECT_LT(PredictGpu(t, Func::kAllGather, Algo::kTree, Protocol::kSimple, 2, 4, 1024), 0);
   EXPECT_LT(PredictGpu(t, Func::kBroadcast, Algo::kOneShot, Protocol::kLL, 2, 1, 1024), 0);
+  // A tree allreduce's steps are twice the depth: 2 (up, down) on 2 ranks
+  // and 2 * 4 on 9 (tree 0: 0 -> 8 -> 4 -> 2 -> 1 is four hops deep), where
+  // the ring takes 2 * 8.
+  const int fa = static_cast<int>(Func::kAllReduce), ta = static_cast<int>(Algo::kTree),
+            ts = static_cast<int>(Protocol::kSimple);
+  EXPECT_DOUBLE_EQ(PredictGpu(t, Func::kAllReduce, Algo::kTree, Protocol::kSimple, 9, 1, 0),
+                   t.base_us[fa][ta][ts] + 8 * t.hop_us[fa][ta][ts]);
 }
 
 TEST(GpuModel, ChannelsGrowWithBytesUpToTheRing) {
@@ -120,6 +129,32 @@ TEST(GpuTuner, HonoursAndRefusesForcedChoices) {
   const auto other = ChooseGpu(far, Forced("oneshot", ""), true);
   ASSERT_FALSE(other.ok());
   EXPECT_NE(other.status().message().find("rank 3 is on another host"), std::string::npos);
+}
+
+TEST(GpuTuner, TreeOnlyWhereItCanRun) {
+  // Forced onto the tree, allreduce runs it on at most the tree's channels.
+  const auto tree = ChooseGpu(Input(Func::kAllReduce, 1ull << 30), Forced("tree", ""), true);
+  ASSERT_TRUE(tree.ok()) << tree.status().ToString();
+  EXPECT_EQ(tree->algo, Algo::kTree);
+  EXPECT_EQ(tree->nchannels, 16);
+  // Not for allgather: the message names what the GPU path has.
+  const auto ag = ChooseGpu(Input(Func::kAllGather, 1024), Forced("tree", ""), true);
+  ASSERT_FALSE(ag.ok());
+  EXPECT_EQ(ag.status().code(), grInvalidUsage);
+  // LL128 off on the tree while the ring has it.
+  GpuTuneInput pcie = Input(Func::kAllReduce, 1 << 20);
+  pcie.tree_ll128_limit = "rank 2 sees a tree hop over PCIe";
+  const auto ll128 = ChooseGpu(pcie, Forced("tree", "ll128"), true);
+  ASSERT_FALSE(ll128.ok());
+  EXPECT_NE(ll128.status().message().find("rank 2 sees a tree hop over PCIe"), std::string::npos)
+      << ll128.status().message();
+  EXPECT_TRUE(ChooseGpu(pcie, Forced("ring", "ll128"), true).ok());
+  // More channels forced than the tree has: the tree cannot honour it.
+  GpuTuneInput wide = Input(Func::kAllReduce, 1 << 20);
+  wide.forced_channels = 32;
+  const auto forced = ChooseGpu(wide, Forced("tree", ""), true);
+  ASSERT_FALSE(forced.ok());
+  EXPECT_NE(forced.status().message().find("up to 16 channels"), std::string::npos) << forced.status().message();
 }
 
 TEST(GpuTuner, ForcedChannels) {
