@@ -192,6 +192,81 @@ StatusOr<Request*> Engine::IrecvLocked(const RecvArgs& args, bool device) {
   return r;
 }
 
+StatusOr<Request*> Engine::Issend(const SendArgs& args) {
+  Lock lock(mu_);
+  if (!SendValid(args)) return SendError(args);
+  StatusOr<Request*> r = IssendLocked(args);
+  if (!fins_out_.empty()) FlushFins();  // a loopback message may have matched already
+  return r;
+}
+
+// Arguments checked by the caller.
+StatusOr<Request*> Engine::IssendLocked(const SendArgs& args) {
+  if (IsDeviceData(args.data, args.bytes)) {
+    // The device rendezvous completes at the receiver's DeviceFin, after its pull.
+    return IsendLocked(args, true);
+  }
+  Wire* wire = WireOf(args.dest_world);
+  if (!wire->CarriesDeviceRendezvous()) {
+    return Unsupported(std::string(args.what) + ": a synchronous send to world rank " +
+                       std::to_string(args.dest_world) + " over the " + wire->name() +
+                       " wire (its messages carry no flags for the receiver's acknowledgement)");
+  }
+  if (!failed_.empty() && failed_.contains(args.dest_world)) return IsendLocked(args, false);  // fails at once
+  // The note first, so the receiver ties it to the message that follows.
+  const uint64_t id = next_device_send_++;
+  const MatchHeader note{args.context, args.source, args.tag, kFlagSyncNote, sizeof(uint64_t)};
+  if (!wire->TrySend(args.dest_world, note, &id)) {
+    auto kept = std::make_shared<uint64_t>(id);  // alive until the wire is done with it
+    GR_RETURN_IF_ERROR(wire->Send(args.dest_world, note, kept.get(), [kept](const Status&) {})
+                           .WithContext(std::string(args.what) + ": sync note"));
+  }
+  Request* r = NewRequest();
+  r->kind = RequestKind::kSend;
+  r->what = args.what;
+  r->context = args.context;
+  r->peer = args.dest;
+  r->peer_world = args.dest_world;
+  r->tag = args.tag;
+  r->data = const_cast<void*>(args.data);
+  r->bytes = args.bytes;
+  r->device_send_id = id;  // completes at the receiver's DeviceFin of `id` (engine_device.cc)
+  device_sends_[id] = r;
+  const MatchHeader header{args.context, args.source, args.tag, 0, args.bytes};
+  if (wire->TrySend(args.dest_world, header, args.data)) return r;
+  r->wire_busy = true;
+  Status sent =
+      wire->Send(args.dest_world, header, args.data, [this, r](const Status& result) { OnSendDone(r, result); });
+  if (!sent.ok()) {
+    r->wire_busy = false;
+    device_sends_.erase(id);
+    r->device_send_id = 0;
+    pool_.Free(r);
+    return sent.WithContext(std::string(args.what));
+  }
+  return r;
+}
+
+Status Engine::Cancel(Request* request, bool* cancelled) {
+  Lock lock(mu_);
+  if (!IsLiveLocked(request)) {
+    return InvalidArgument("not a live request (already completed and freed, or never created)");
+  }
+  *cancelled = false;
+  if (request->kind != RequestKind::kRecv || !request->posted || request->complete) return OkStatus();
+  Release(request);  // unposts and frees: no wire holds an unmatched receive
+  *cancelled = true;
+  return OkStatus();
+}
+
+uint64_t Engine::TakeSyncNote(int world_source) {
+  auto it = sync_notes_.find(world_source);
+  if (it == sync_notes_.end()) return 0;
+  const uint64_t id = it->second;
+  sync_notes_.erase(it);
+  return id;
+}
+
 bool Engine::IsLive(const Request* request) const {
   Lock lock(mu_);
   return IsLiveLocked(request);

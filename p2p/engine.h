@@ -128,6 +128,21 @@ class Engine : public WireSink {
   Status Send(const SendArgs& args);
   Status Recv(const RecvArgs& args, grStatus_t* status);
 
+  // Synchronous-mode send (MPI_Issend): as Isend, but the request completes
+  // only once a receive has matched the message (and the wire is done with
+  // the buffer). The sender first sends a sync note (kFlagSyncNote) with the
+  // send's id, then the message as usual; the receiving engine ties the note
+  // to that next message from the sender and answers with a DeviceFin of the
+  // id when a receive matches it. Needs a wire that carries flagged messages
+  // (shm, loopback): a peer reached over ucx is Unsupported. GPU send buffers
+  // take the device rendezvous, which completes at the receiver's pull already.
+  StatusOr<Request*> Issend(const SendArgs& args);
+
+  // Cancels a receive no message has matched yet: removes it from its posted
+  // queue, frees it and sets *cancelled = true. A matched or completed receive,
+  // or a send, is left alone (*cancelled = false): complete it with Wait/Test.
+  Status Cancel(Request* request, bool* cancelled);
+
   // Whether `request` is a request of this engine not yet freed. Any pointer
   // value may be passed.
   bool IsLive(const Request* request) const;
@@ -195,6 +210,7 @@ class Engine : public WireSink {
   // engine.cc
   StatusOr<Request*> IsendLocked(const SendArgs& args, bool device);
   StatusOr<Request*> IrecvLocked(const RecvArgs& args, bool device);
+  StatusOr<Request*> IssendLocked(const SendArgs& args);
   Request* NewRequest() { return pool_.Acquire(); }
   void Release(Request* request);
   void ReapLocked();
@@ -236,6 +252,8 @@ class Engine : public WireSink {
   // Stores `n` bytes of a host payload into r->data (device memory when r->device).
   Status StoreInto(Request* r, const void* src, size_t n);
   void QueueFin(int world_peer, uint64_t send_id, grResult_t result);
+  // engine.cc: the sync note that came before the next message from world_source (0 if none).
+  uint64_t TakeSyncNote(int world_source);
   void FlushFins();
   // engine_fail.cc
   void FailPeerLocked(int world_peer, const Status& why);
@@ -271,7 +289,8 @@ class Engine : public WireSink {
     int world_peer;
     DeviceFin fin;
   };
-  std::vector<FinOut> fins_out_;  // DeviceFins to send once no wire callback is running
+  std::vector<FinOut> fins_out_;                  // DeviceFins to send once no wire callback is running
+  std::unordered_map<int, uint64_t> sync_notes_;  // world rank → id of its next message's sync note
 };
 
 }  // namespace gpurun::p2p

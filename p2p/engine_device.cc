@@ -78,6 +78,12 @@ StatusOr<Request*> Engine::IsendDeviceLocked(Request* r, const SendArgs& args) {
 }
 
 void Engine::OnFlagged(int world_source, const MatchHeader& header, std::span<const std::byte> payload) {
+  if (header.flags == kFlagSyncNote && payload.size() == sizeof(uint64_t)) {
+    uint64_t id = 0;
+    std::memcpy(&id, payload.data(), sizeof(id));
+    sync_notes_[world_source] = id;
+    return;
+  }
   if (header.flags == kFlagDeviceFin && payload.size() == sizeof(DeviceFin)) {
     DeviceFin fin;
     std::memcpy(&fin, payload.data(), sizeof(fin));
@@ -105,7 +111,9 @@ void Engine::OnDeviceFin(int world_source, const DeviceFin& fin) {
   r->device_send_id = 0;
   if (r->complete) return;
   if (fin.result == grSuccess) {
-    r->CompleteOk();
+    // A wire still holding the buffer completes it in OnSendDone (a
+    // synchronous send whose message is still going out).
+    if (!r->wire_busy) r->CompleteOk();
   } else {
     r->Complete(Status(static_cast<grResult_t>(fin.result),
                        "the receiver, world rank " + std::to_string(world_source) +

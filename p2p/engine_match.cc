@@ -21,10 +21,12 @@ void Engine::OnEager(int world_source, const MatchHeader& header, std::span<cons
                       << " from world rank " << world_source << "; using the delivered size";
     h.bytes = payload.size();
   }
+  const uint64_t sync = sync_notes_.empty() ? 0 : TakeSyncNote(world_source);
   ContextState& state = ContextOf(h.context);
   if (Request* r = state.queue.TakePosted(h)) {
     r->posted = false;
     r->matched_world = world_source;
+    if (sync != 0) QueueFin(world_source, sync, grSuccess);
     const size_t n = std::min<size_t>(h.bytes, r->bytes);
     if (Status stored = StoreInto(r, payload.data(), n); !stored.ok()) {
       r->Complete(stored);
@@ -37,6 +39,7 @@ void Engine::OnEager(int world_source, const MatchHeader& header, std::span<cons
   message.world_source = world_source;
   message.header = h;
   message.data.assign(payload.begin(), payload.end());
+  message.sync_id = sync;
   state.queue.Enqueue(std::move(message));
 }
 
@@ -48,10 +51,12 @@ void Engine::OnPending(int world_source, const MatchHeader& header, std::unique_
                       << " that its wire delivered as a rendezvous";
     return;
   }
+  const uint64_t sync = sync_notes_.empty() || header.flags != 0 ? 0 : TakeSyncNote(world_source);
   ContextState& state = ContextOf(header.context);
   if (Request* r = state.queue.TakePosted(header)) {
     r->posted = false;
     r->matched_world = world_source;
+    if (sync != 0) QueueFin(world_source, sync, grSuccess);
     StartFetch(r, header, std::move(payload));
     return;
   }
@@ -59,6 +64,7 @@ void Engine::OnPending(int world_source, const MatchHeader& header, std::unique_
   message.world_source = world_source;
   message.header = header;
   message.pending = std::move(payload);
+  message.sync_id = sync;
   state.queue.Enqueue(std::move(message));
 }
 
@@ -71,6 +77,10 @@ bool Engine::TryReceiveArrived(ContextState& state, const RecvArgs& args, grStat
   std::optional<Unexpected> message = state.queue.TakeUnexpected(args.source, args.tag);  // that same one
   const size_t n = message->header.bytes;
   if (n > 0) std::memcpy(args.data, message->data.data(), n);
+  if (message->sync_id != 0) {
+    QueueFin(message->world_source, message->sync_id, grSuccess);
+    FlushFins();  // no wire callback is running here
+  }
   if (status != nullptr) {
     const size_t count = args.type_size == 0 ? 0 : n / args.type_size;
     *status = grStatus_t{message->header.source, message->header.tag, grSuccess, n, count};
@@ -80,6 +90,7 @@ bool Engine::TryReceiveArrived(ContextState& state, const RecvArgs& args, grStat
 
 void Engine::Consume(Request* r, Unexpected message) {
   r->matched_world = message.world_source;
+  if (message.sync_id != 0) QueueFin(message.world_source, message.sync_id, grSuccess);
   if (message.pending) {
     StartFetch(r, message.header, std::move(message.pending));
     return;

@@ -22,6 +22,10 @@ inline constexpr int32_t kMaxRanks = 1 << 20;
 // refuse a header that has them (ucx, whose tag layout has no room).
 inline constexpr uint32_t kFlagDeviceRts = 1u << 0;  // a DeviceRts (device_transfer.h): the data is GPU memory
 inline constexpr uint32_t kFlagDeviceFin = 1u << 1;  // a DeviceFin: the receiver has pulled a DeviceRts's data
+// A sync note (a uint64_t send id): the sender's next message is a synchronous
+// send (grIssend); its receiver answers with a DeviceFin of that id once a
+// receive has matched it.
+inline constexpr uint32_t kFlagSyncNote = 1u << 2;
 
 struct MatchHeader {
   uint32_t context = 0;  // communicator matching context, <= kMaxContext

@@ -30,6 +30,7 @@ struct Unexpected {
   MatchHeader header;
   std::vector<std::byte> data;
   std::unique_ptr<PendingPayload> pending;
+  uint64_t sync_id = 0;  // a synchronous send's id: matching it sends its DeviceFin (engine.h)
 };
 
 // Whether a receive for (source, tag) — either may be a wildcard — takes `header`.

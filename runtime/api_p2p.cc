@@ -201,3 +201,33 @@ extern "C" grResult_t grSendrecv(const void* sendbuf, size_t sendcount, grDataTy
   if (status != GR_STATUS_IGNORE) *status = statuses[1];
   return ToResult(result);
 }
+
+extern "C" grResult_t grIssend(const void* buf, size_t count, grDataType_t type, int dest, int tag, grComm_t comm,
+                               grStream_t stream, grRequest_t* request) {
+  if (request == nullptr) return ToResult(gpurun::InvalidArgument("grIssend: request is null"));
+  if (stream != GR_STREAM_HOST) {
+    return ToResult(gpurun::Unsupported("grIssend: stream-ordered synchronous sends are not supported"));
+  }
+  p2p::SendArgs args;
+  gpurun::Status error;
+  p2p::Engine* engine = gpurun::SendArgsOf(buf, count, type, dest, tag, comm, "grIssend", &args, &error);
+  if (engine == nullptr) return ToResult(error);
+  auto started = engine->Issend(args);
+  if (!started.ok()) return ToResult(started.status());
+  *request = gpurun::ToHandle(*started);
+  return ToResult(gpurun::OkStatus());
+}
+
+extern "C" grResult_t grCancel(grRequest_t* request, int* cancelled) {
+  if (request == nullptr || cancelled == nullptr) {
+    return ToResult(gpurun::InvalidArgument("grCancel: request or cancelled is null"));
+  }
+  gpurun::Context* ctx = gpurun::CurrentContext();
+  if (ctx == nullptr) return ToResult(gpurun::InvalidUsage("grCancel: gpurun is not initialized (call grInit first)"));
+  bool done = false;
+  const gpurun::Status s = ctx->engine().Cancel(reinterpret_cast<p2p::Request*>(*request), &done);
+  if (!s.ok()) return ToResult(s.WithContext("grCancel"));
+  *cancelled = done ? 1 : 0;
+  if (done) *request = GR_REQUEST_NULL;
+  return ToResult(gpurun::OkStatus());
+}

@@ -221,6 +221,17 @@ grResult_t grRecv(void* buf, size_t count, grDataType_t type, int source, int ta
 grResult_t grIsend(const void* buf, size_t count, grDataType_t type, int dest, int tag, grComm_t comm,
                    grStream_t stream, grRequest_t* request);
 
+/**
+ * Synchronous-mode nonblocking send (MPI_Issend): as grIsend, but the request
+ * completes only once a receive on `dest` has matched the message (and `buf`
+ * may be reused). GR_STREAM_HOST only (a real stream is grUnsupported). Over
+ * the shm wire and to the calling rank; a destination that only the ucx wire
+ * reaches is grUnsupported (its messages cannot carry the acknowledgement).
+ * A GPU send buffer completes when the receiver has pulled it, as grIsend's.
+ */
+grResult_t grIssend(const void* buf, size_t count, grDataType_t type, int dest, int tag, grComm_t comm,
+                    grStream_t stream, grRequest_t* request);
+
 /** Nonblocking receive; complete it with grWait/grTest (then `buf` holds the message). */
 grResult_t grIrecv(void* buf, size_t count, grDataType_t type, int source, int tag, grComm_t comm, grStream_t stream,
                    grRequest_t* request);
@@ -240,6 +251,15 @@ grResult_t grWaitany(int count, grRequest_t* requests, int* index, grStatus_t* s
 
 /** *flag = 1 and as grWait if *request is complete; else *flag = 0. Never blocks. */
 grResult_t grTest(grRequest_t* request, int* flag, grStatus_t* status);
+
+/**
+ * Cancels a receive that no message has matched yet (MPI_Cancel): it is
+ * withdrawn, freed, *request becomes GR_REQUEST_NULL and *cancelled = 1.
+ * Otherwise — a receive that has matched a message, a completed one, or a
+ * send — *cancelled = 0 and the request is left as it was, to be completed by
+ * grWait/grTest. Never blocks. A request that is not live is grInvalidArgument.
+ */
+grResult_t grCancel(grRequest_t* request, int* cancelled);
 
 /** Blocks until a matching message can be received; fills *status without receiving it. */
 grResult_t grProbe(int source, int tag, grComm_t comm, grStatus_t* status);
