@@ -1,5 +1,6 @@
 /*
- * Datatypes: MPI_Type_size and MPI_Type_get_name of predefined types,
+ * Datatypes: MPI_Type_size (the data bytes, without gaps: 12 for MPI_DOUBLE_INT)
+ * and MPI_Type_get_name of predefined types,
  * MPI_Type_contiguous, MPI_Type_vector (a matrix column), MPI_Type_indexed,
  * MPI_Type_create_struct with MPI_Get_address displacements, commit and free,
  * MPI_Get_count in derived units, a derived type in MPI_Bcast and in
@@ -8,10 +9,11 @@
 #include "mpitest.h"
 
 static void predefined(void) {
-  const MPI_Datatype types[] = {MPI_CHAR,     MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE,      MPI_SHORT,
-                                MPI_INT,      MPI_LONG,        MPI_LONG_LONG_INT, MPI_UNSIGNED,  MPI_UNSIGNED_LONG,
-                                MPI_FLOAT,    MPI_DOUBLE,      MPI_INT8_T,        MPI_UINT16_T,  MPI_INT32_T,
-                                MPI_UINT64_T, MPI_C_BOOL,      MPI_2INT,          MPI_DOUBLE_INT};
+  const MPI_Datatype types[] = {MPI_CHAR,     MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE,       MPI_SHORT,
+                                MPI_INT,      MPI_LONG,        MPI_LONG_LONG_INT, MPI_UNSIGNED,   MPI_UNSIGNED_LONG,
+                                MPI_FLOAT,    MPI_DOUBLE,      MPI_INT8_T,        MPI_UINT16_T,   MPI_INT32_T,
+                                MPI_UINT64_T, MPI_C_BOOL,      MPI_2INT,          MPI_DOUBLE_INT, MPI_FLOAT_INT,
+                                MPI_LONG_INT, MPI_SHORT_INT};
   char line[1024];
   int len = 0;
   for (size_t i = 0; i < sizeof types / sizeof types[0]; ++i) {
