@@ -4,6 +4,7 @@
 
 #include <wchar.h>
 #include <complex>
+#include <cstddef>
 #include <cstring>
 #include <mutex>
 
@@ -21,6 +22,30 @@ struct ShortInt {
   short value;
   int index;
 };
+
+size_t PairValueSize(Elem e) {
+  switch (e) {
+    case Elem::kFloatInt: return sizeof(float);
+    case Elem::kDoubleInt: return sizeof(double);
+    case Elem::kLongInt: return sizeof(long);
+    case Elem::k2Int: return sizeof(int);
+    case Elem::kShortInt: return sizeof(short);
+    case Elem::kLDInt: return sizeof(long double);
+    default: return 0;
+  }
+}
+
+size_t PairIndexOffset(Elem e) {
+  switch (e) {
+    case Elem::kFloatInt: return offsetof(Pair<float>, index);
+    case Elem::kDoubleInt: return offsetof(Pair<double>, index);
+    case Elem::kLongInt: return offsetof(Pair<long>, index);
+    case Elem::k2Int: return offsetof(Pair<int>, index);
+    case Elem::kShortInt: return offsetof(ShortInt, index);
+    case Elem::kLDInt: return offsetof(Pair<long double>, index);
+    default: return 0;
+  }
+}
 
 struct Predef {
   MPI_Datatype handle;
@@ -90,6 +115,15 @@ struct Table {
       t->elem = p.elem;
       t->elem_count = 1;
       t->predefined = t->committed = true;
+      if (IsPair(p.elem)) {
+        // MPI's size of a pair type is its data only (MPI_DOUBLE_INT: 12),
+        // its extent the C struct's (16): value, then the int after padding.
+        const size_t value = PairValueSize(p.elem);
+        t->blocks = {Block{0, value}, Block{static_cast<MPI_Aint>(PairIndexOffset(p.elem)), sizeof(int)}};
+        if (PairIndexOffset(p.elem) == value) t->blocks = {Block{0, value + sizeof(int)}};
+        t->size = t->true_extent = value + sizeof(int);
+        t->true_extent = static_cast<MPI_Aint>(PairIndexOffset(p.elem) + sizeof(int));
+      }
       types[p.handle] = std::move(t);
     }
     for (MPI_Datatype marker : {MPI_UB, MPI_LB}) {
@@ -210,34 +244,6 @@ Error CheckOld(MPI_Datatype oldtype, MPI_Datatype* newtype, int count, std::shar
 }
 
 }  // namespace
-
-size_t ElemSize(Elem e) {
-  switch (e) {
-    case Elem::kI8:
-    case Elem::kU8:
-    case Elem::kBool: return 1;
-    case Elem::kI16:
-    case Elem::kU16: return 2;
-    case Elem::kI32:
-    case Elem::kU32:
-    case Elem::kF32: return 4;
-    case Elem::kI64:
-    case Elem::kU64:
-    case Elem::kF64: return 8;
-    case Elem::kLD: return sizeof(long double);
-    case Elem::kCF: return sizeof(std::complex<float>);
-    case Elem::kCD: return sizeof(std::complex<double>);
-    case Elem::kCLD: return sizeof(std::complex<long double>);
-    case Elem::kFloatInt: return sizeof(Pair<float>);
-    case Elem::kDoubleInt: return sizeof(Pair<double>);
-    case Elem::kLongInt: return sizeof(Pair<long>);
-    case Elem::k2Int: return sizeof(Pair<int>);
-    case Elem::kShortInt: return sizeof(ShortInt);
-    case Elem::kLDInt: return sizeof(Pair<long double>);
-    case Elem::kNone: return 0;
-  }
-  return 0;
-}
 
 bool IsPair(Elem e) { return e >= Elem::kFloatInt && e <= Elem::kLDInt; }
 

@@ -43,7 +43,6 @@ enum class Elem : uint8_t {
   kNone    // no data (MPI_UB/LB) or mixed
 };
 
-size_t ElemSize(Elem e);
 bool IsPair(Elem e);
 
 struct Block {

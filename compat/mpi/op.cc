@@ -92,18 +92,32 @@ void Reduce(MPI_Op op, const T* in, T* io, size_t n) {
   }
 }
 
-// MAXLOC / MINLOC: the larger (smaller) value; on a tie the smaller index.
 template <typename P>
-void ReduceLoc(MPI_Op op, const P* in, P* io, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    const P& a = in[i];
-    P& b = io[i];
-    const bool a_wins = op == MPI_MAXLOC ? a.value > b.value : a.value < b.value;
-    if (a_wins) {
-      b = a;
-    } else if (a.value == b.value && a.index < b.index) {
-      b.index = a.index;
-    }
+void ReduceLocOne(MPI_Op op, const P& a, P& b) {
+  const bool a_wins = op == MPI_MAXLOC ? a.value > b.value : a.value < b.value;
+  if (a_wins) {
+    b = a;
+  } else if (a.value == b.value && a.index < b.index) {
+    b.index = a.index;
+  }
+}
+
+// MAXLOC / MINLOC: the larger (smaller) value; on a tie the smaller index.
+// The operands are packed (MPI's data only: the value, then the int, no
+// padding), as the layer's reductions see them.
+template <typename P>
+void ReduceLoc(MPI_Op op, const std::byte* in, std::byte* io, size_t n) {
+  constexpr size_t kValue = sizeof(P::value);
+  constexpr size_t kPacked = kValue + sizeof(int);
+  for (size_t i = 0; i < n; ++i, in += kPacked, io += kPacked) {
+    P a, b;
+    std::memcpy(&a.value, in, kValue);
+    std::memcpy(&a.index, in + kValue, sizeof(int));
+    std::memcpy(&b.value, io, kValue);
+    std::memcpy(&b.index, io + kValue, sizeof(int));
+    ReduceLocOne(op, a, b);
+    std::memcpy(io, &b.value, kValue);
+    std::memcpy(io + kValue, &b.index, sizeof(int));
   }
 }
 
@@ -227,7 +241,7 @@ Error ApplyOp(const OpInfo& op, MPI_Datatype handle, const Datatype& t, const vo
   WithType(t.elem, [&](auto* p) {
     using T = std::remove_pointer_t<decltype(p)>;
     if constexpr (kIsPair<T>) {
-      ReduceLoc(op.handle, static_cast<const T*>(in), static_cast<T*>(inout), n);
+      ReduceLoc<T>(op.handle, static_cast<const std::byte*>(in), static_cast<std::byte*>(inout), n);
     } else {
       Reduce(op.handle, static_cast<const T*>(in), static_cast<T*>(inout), n);
     }
