@@ -13,7 +13,11 @@
 # makes both libraries' polling ranks share cores, and the times then say
 # more about the scheduler than about the libraries (a warning is printed).
 #   bench/slurm_compare.sh [ROUNDS]    BUILD=build-dir (default build), NODES=2, PPN=1,
-#                                      LAT_MAX=65536 (bytes), AR_MAX=1M, ITERS=100, WARMUP=10
+#                                      LAT_MAX=65536 (bytes), AR_MAX=1M, ITERS=100, WARMUP=10,
+#                                      BASE=another gpurun build (its bin/ and lib/), optional
+# With BASE the other build's gpurun-bench runs too, in the same rounds (so a
+# change is measured before/after against the same Open MPI runs): columns
+# base and base/ompi are added.
 # Starts its own cluster (its own folder; the ports of CLUSTER_PORT must be
 # free) and stops it at the end.
 set -euo pipefail
@@ -26,6 +30,11 @@ lat_max=${LAT_MAX:-65536}
 ar_max=${AR_MAX:-1M}
 iters=${ITERS:-100}
 warmup=${WARMUP:-10}
+base=${BASE:-}
+[ -z "$base" ] || [ -x "$base/bin/gpurun-bench" ] || {
+  echo "slurm_compare.sh: no $base/bin/gpurun-bench (BASE)" >&2
+  exit 1
+}
 [ $((nodes * ppn)) -le "$(nproc)" ] ||
   echo "slurm_compare.sh: warning: $((nodes * ppn)) allreduce ranks on $(nproc) cores: oversubscribed" >&2
 [ -x "$build/bin/gpurun-bench" ] || {
@@ -49,24 +58,37 @@ for r in $(seq 1 "$rounds"); do
   echo "round $r/$rounds" >&2
   "${srun_cmd[@]}" -N2 -n2 "$build/bin/gpurun-bench" latency -b 0 -e "$lat_max" |
     awk '!/^#/ && NF >= 2 {print $1, $2}' >"$tmp/g.lat.$r"
+  if [ -n "$base" ]; then
+    "${srun_cmd[@]}" -N2 -n2 "$base/bin/gpurun-bench" latency -b 0 -e "$lat_max" |
+      awk '!/^#/ && NF >= 2 {print $1, $2}' >"$tmp/b.lat.$r"
+  fi
   "${srun_cmd[@]}" -N2 -n2 "$build/bench/p2p_mpi" latency 0 "$lat_max" |
     awk '!/^#/ && NF >= 2 {print $1, $2}' >"$tmp/m.lat.$r"
   "${srun_cmd[@]}" -N"$nodes" -n$((nodes * ppn)) "$build/bin/gpurun-bench" allreduce -b 8 -e "$ar_max" -c 0 \
     -n "$iters" -w "$warmup" |
     awk '!/^#/ && NF >= 13 {print $1, $6}' >"$tmp/g.ar.$r"
+  if [ -n "$base" ]; then
+    "${srun_cmd[@]}" -N"$nodes" -n$((nodes * ppn)) "$base/bin/gpurun-bench" allreduce -b 8 -e "$ar_max" -c 0 \
+      -n "$iters" -w "$warmup" |
+      awk '!/^#/ && NF >= 13 {print $1, $6}' >"$tmp/b.ar.$r"
+  fi
   "${srun_cmd[@]}" -N"$nodes" -n$((nodes * ppn)) "$build/bench/coll_mpi" allreduce -b 8 -e "$ar_max" \
     -n "$iters" -w "$warmup" |
     awk '!/^#/ && NF >= 13 {print $1, $6}' >"$tmp/m.ar.$r"
 done
 
-# table KIND TITLE: per size the median time of each program over the rounds and their ratio.
+# table KIND TITLE: per size the median time of each program over the rounds and their ratio (and BASE's).
 table() {
   local kind=$1
   echo
   echo "== $2 =="
-  printf "%10s %12s %12s %8s\n" size gpurun open_mpi ratio
-  awk 'FNR == 1 { prog = (FILENAME ~ /\/g\./) ? "g" : "m" }
-       { n = ++count[prog, $1]; t[prog, $1, n] = $2; sizes[$1] = 1 }
+  if [ -n "$base" ]; then
+    printf "%10s %12s %12s %8s %12s %9s\n" size gpurun open_mpi ratio base base/ompi
+  else
+    printf "%10s %12s %12s %8s\n" size gpurun open_mpi ratio
+  fi
+  awk -v with_base="${base:+1}" 'FNR == 1 { n = split(FILENAME, parts, "/"); prog = substr(parts[n], 1, 1) }
+       { k = ++count[prog, $1]; t[prog, $1, k] = $2; sizes[$1] = 1 }
        function median(p, s,   k, i, j, v, tmp) {
          k = count[p, s]; if (k == 0) return -1
          for (i = 1; i <= k; i++) v[i] = t[p, s, i]
@@ -74,8 +96,10 @@ table() {
          return v[int((k + 1) / 2)]
        }
        END { for (s in sizes) { g = median("g", s); m = median("m", s)
-               printf "%10d %12.2f %12.2f %8.2f\n", s, g, m, (m > 0 ? g / m : 0) } }' \
-    "$tmp"/g."$kind".* "$tmp"/m."$kind".* | sort -n
+               printf "%10d %12.2f %12.2f %8.2f", s, g, m, (m > 0 ? g / m : 0)
+               if (with_base) { b = median("b", s); printf " %12.2f %9.2f", b, (m > 0 ? b / m : 0) }
+               printf "\n" } }' \
+    "$tmp"/[gmb]."$kind".* | sort -n
 }
 table lat "ping-pong, 2 nodes x 1 rank: one-way latency in us, median of $rounds; ratio = gpurun/Open MPI (lower is better)"
 table ar "allreduce float sum out of place, $nodes nodes x $ppn ranks: time in us, median of $rounds; ratio = gpurun/Open MPI (lower is better)"

@@ -3,11 +3,12 @@
 // peer table (runtime/coll_link.{h,cc}); unit tests implement it with threads
 // of one process. Ranks are communicator ranks.
 //
-// Setup (connector exchange) uses AllGather; cross-host edges and the
-// point-to-point collectives (alltoall(v), gather(v), scatter(v)) use the
+// Setup (connector exchange, the NET proxy's UCX addresses) uses AllGather;
+// the point-to-point collectives (alltoall(v), gather(v), scatter(v)) use the
 // Isend/Irecv/WaitAll triple on the communicator's internal context, whose
-// tags from kCollTagBase up belong to collectives. Every wait in the
-// executor's shared-memory polling loops calls CheckPeer with the rank it
+// tags from kCollTagBase up belong to collectives (cross-host ring / tree
+// edges do not: the NET proxy has its own UCX worker, net_proxy.h). Every
+// wait in the executor's polling loops calls CheckPeer with the rank it
 // waits on, so a dead or aborted peer ends the wait with grRemoteError naming
 // it, and the wait's own GPURUN_TIMEOUT clock names it on timeout.
 #ifndef GPURUN_COLL_HOST_COMM_LINK_H_

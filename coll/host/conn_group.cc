@@ -4,6 +4,7 @@
 #include <map>
 
 #include "coll/host/fifo_sizes.h"
+#include "coll/host/net_proxy.h"
 #include "coll/planner/planner.h"
 #include "p2p/shm/shm_names.h"
 #include "runtime/base/log.h"
@@ -100,13 +101,14 @@ std::string ConnGroup::SegmentName(const std::string& unique_name, int group, in
   return name + digits;
 }
 
-StatusOr<std::unique_ptr<ConnGroup>> ConnGroup::Create(CommLink& link, Algo algo, Protocol proto, int channel) {
+StatusOr<std::unique_ptr<ConnGroup>> ConnGroup::Create(CommLink& link, Algo algo, Protocol proto, int channel,
+                                                       NetProxy* proxy, bool all_net) {
   std::unique_ptr<ConnGroup> group(new ConnGroup(algo, proto));
-  GR_RETURN_IF_ERROR(group->Setup(link, channel));
+  GR_RETURN_IF_ERROR(group->Setup(link, channel, proxy, all_net));
   return group;
 }
 
-Status ConnGroup::Setup(CommLink& link, int channel) {
+Status ConnGroup::Setup(CommLink& link, int channel, NetProxy* proxy, bool all_net) {
   const int rank = link.rank(), nranks = link.size();
   const int group = GroupIndex(algo_, proto_, channel);
   const uint64_t buffer = HostBufferBytes(proto_);
@@ -115,44 +117,66 @@ Status ConnGroup::Setup(CommLink& link, int channel) {
     return InternalError(std::string("no connector group for the ") + AlgoName(algo_) + " algorithm");
   }
   // Every rank sees the same: with ranks on several hosts, each has a peer elsewhere.
-  if (algo_ == Algo::kOneShot && link.LocalSize() != nranks) {
-    return InvalidUsage("oneshot connectors need every rank on one host; " + std::to_string(link.LocalSize()) +
-                        " of the communicator's " + std::to_string(nranks) + " ranks are on this host");
+  if (algo_ == Algo::kOneShot && (link.LocalSize() != nranks || all_net)) {
+    return InvalidUsage("oneshot connectors need every rank on one host over shared memory; " +
+                        std::to_string(link.LocalSize()) + " of the communicator's " + std::to_string(nranks) +
+                        " ranks are on this host" + (all_net ? " and GPURUN_COLL_NET=always" : ""));
   }
   const int nregions = algo_ == Algo::kRing ? kRegionsRing : algo_ == Algo::kTree ? kRegionsTree : nranks - 1;
   std::vector<Edge> in, out;
   ListEdges(*this, algo_, nranks, rank, &in, &out);
 
-  // Cross-host edges: staging and tags; same-host incoming edges: our segment.
+  // NET edges (other hosts, or every edge when all_net): a NetFifo of the
+  // proxy on each side; same-host incoming edges: our segment.
+  auto is_net = [&](int peer) { return all_net || !link.SameHost(peer); };
   bool any_local_in = false;
+  Status net_made = OkStatus();
   for (auto* edges : {&in, &out}) {
     for (Edge& e : *edges) {
-      const int tag = kCollExecutorTagBase + 8 * group + e.code;
-      if (link.SameHost(e.peer)) {
+      if (!is_net(e.peer)) {
         any_local_in |= edges == &in;
         continue;
       }
-      staging_.push_back(std::make_unique<std::byte[]>(buffer));
-      if (e.recv) *e.recv = RecvConn{e.peer, true, tag, staging_.back().get(), nullptr, 0};
+      if (!net_made.ok()) continue;
+      if (proto_ == Protocol::kLL128) {
+        net_made = InvalidUsage(std::string("the ll128 protocol is off on NET connectors (") + AlgoName(algo_) +
+                                " edge to " + link.DescribePeer(e.peer) + "): " + kLL128NetReason);
+        continue;
+      }
+      if (proxy == nullptr) {
+        net_made = InternalError("a NET edge to " + link.DescribePeer(e.peer) + " without a NET proxy");
+        continue;
+      }
+      const bool send = e.send != nullptr;
+      const uint64_t id = NetProxy::EdgeId(group, e.code, send ? rank : e.peer);
+      auto fifo = proxy->AddFifo(e.peer, send, id, buffer);
+      if (!fifo.ok()) {
+        net_made = fifo.status();
+        continue;
+      }
+      NetFifo* f = *fifo;
+      if (e.recv) *e.recv = RecvConn{e.peer, true, f->buffer.get(), &f->header, 0, f, proxy};
       if (e.send) {
         *e.send = SendConn{};
         e.send->peer = e.peer;
         e.send->net = true;
-        e.send->tag = tag;
-        e.send->buf = staging_.back().get();
+        e.send->buf = f->buffer.get();
+        e.send->header = &f->header;
+        e.send->fifo = f;
+        e.send->proxy = proxy;
       }
     }
   }
   const std::string own_name = SegmentName(link.UniqueName(), group, rank);
-  Status created = OkStatus();
-  if (any_local_in) {
+  Status created = net_made;
+  if (any_local_in && created.ok()) {
     auto seg = p2p::shm::ShmSegment::Create(own_name, static_cast<size_t>(region) * nregions);
     if (seg.ok()) {
       own_ = std::move(seg).value();
       for (Edge& e : in) {
-        if (!link.SameHost(e.peer)) continue;
+        if (is_net(e.peer)) continue;
         auto* base = own_.data() + region * static_cast<uint64_t>(e.region);
-        *e.recv = RecvConn{e.peer, false, 0, base + sizeof(FifoHeader), reinterpret_cast<FifoHeader*>(base), 0};
+        *e.recv = RecvConn{e.peer, false, base + sizeof(FifoHeader), reinterpret_cast<FifoHeader*>(base), 0};
       }
     } else {
       created = seg.status();
@@ -163,7 +187,7 @@ Status ConnGroup::Setup(CommLink& link, int channel) {
   Status mapped = OkStatus();
   std::map<int, size_t> opened;  // receiver -> index in peers_
   for (Edge& e : out) {
-    if (!link.SameHost(e.peer)) continue;
+    if (is_net(e.peer)) continue;
     auto it = opened.find(e.peer);
     if (it == opened.end()) {
       auto seg = p2p::shm::ShmSegment::Open(SegmentName(link.UniqueName(), group, e.peer),

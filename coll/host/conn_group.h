@@ -15,8 +15,10 @@
 // (ring: 0; tree t: 3t for the parent, 3t + 1 + j for child j); the senders
 // map it, and the owner unlinks it as soon as all have (two AllGathers that
 // also agree on success, so a failure anywhere fails every rank alike).
-// Cross-host edges use messages (connector.h) with tag
-// kCollExecutorTagBase + 8 * group + edge (edge: ring 0; tree t, up 1 + 2t, down 2 + 2t).
+// NET edges (other hosts, or all with all_net) get a NetFifo of the proxy on
+// each side (net_proxy.h), named by NetProxy::EdgeId(group, edge, sender)
+// (edge: ring 0; tree t, up 1 + 2t, down 2 + 2t); LL128 groups with a NET
+// edge are refused (InvalidUsage on every rank, kLL128NetReason).
 //
 // Segment names: "/gpurun-" + UniqueName() + a 12-digit number encoding
 // (group, rank). Oneshot: the FIFO from sender s sits at region
@@ -51,7 +53,10 @@ struct TreeConns {
 class ConnGroup {
  public:
   // Collective over the link's ranks; every rank passes the same arguments.
-  static StatusOr<std::unique_ptr<ConnGroup>> Create(CommLink& link, Algo algo, Protocol proto, int channel);
+  // `proxy` moves the NET edges (null: there must be none); `all_net` makes
+  // every ring / tree edge a NET edge (GPURUN_COLL_NET=always).
+  static StatusOr<std::unique_ptr<ConnGroup>> Create(CommLink& link, Algo algo, Protocol proto, int channel,
+                                                     NetProxy* proxy, bool all_net);
 
   // The segment name of `rank`'s FIFOs for group number `group`.
   static std::string SegmentName(const std::string& unique_name, int group, int rank);
@@ -77,13 +82,12 @@ class ConnGroup {
 
  private:
   ConnGroup(Algo algo, Protocol proto) : algo_(algo), proto_(proto) {}
-  Status Setup(CommLink& link, int channel);
+  Status Setup(CommLink& link, int channel, NetProxy* proxy, bool all_net);
 
   Algo algo_;
   Protocol proto_;
-  p2p::shm::ShmSegment own_;                           // FIFOs of the edges into this rank
-  std::vector<p2p::shm::ShmSegment> peers_;            // receivers' segments this rank sends into
-  std::vector<std::unique_ptr<std::byte[]>> staging_;  // cross-host edges
+  p2p::shm::ShmSegment own_;                 // FIFOs of the edges into this rank
+  std::vector<p2p::shm::ShmSegment> peers_;  // receivers' segments this rank sends into
 };
 
 }  // namespace gpurun::coll

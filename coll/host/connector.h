@@ -6,12 +6,13 @@
 // the sender publishes `tail` (Simple) or inline flags (LL, LL128), the
 // receiver gives credit back through `head` (wire_format.h).
 //
-// Across hosts: each step (a Simple slice: slice_steps steps) travels as one
-// point-to-point message through CommLink::Isend / Irecv on tag `tag`, from
-// and into a staging copy of the FIFO layout. The sender keeps at most
-// kFifoSteps messages in flight and completes them at the end of each work.
-// The proxy-driven NET FIFOs (network buffers registered once, a proxy
-// thread moving steps) come with the multi-node issue.
+// Across hosts (NET): a FIFO of the same shape on EACH side, in the rank's
+// own memory (net_proxy.h NetFifo), which `header` and `buf` then point at;
+// the sender fills its local slot and posts tail (LL too: its lines are
+// packed contiguously per slot, and readiness is the tail, not the flags),
+// and the NET proxy moves each step to the receiver's FIFO over UCX, posting
+// the sender's head when the slot is free again and the receiver's tail when
+// the step arrived. LL128 never runs on NET edges.
 //
 // `step` counts the steps this edge has carried over all calls so far; both
 // ends advance it identically.
@@ -26,6 +27,9 @@
 
 namespace gpurun::coll {
 
+struct NetFifo;  // net_proxy.h
+class NetProxy;
+
 // Head of each FIFO in a segment; the slots follow.
 struct FifoHeader {
   StepCounter head;  // steps the receiver released
@@ -36,24 +40,25 @@ static_assert(sizeof(FifoHeader) == 256);
 struct RecvConn {
   int peer = -1;
   bool net = false;
-  int tag = 0;
-  std::byte* buf = nullptr;  // FIFO slots (shm) or staging (net)
+  std::byte* buf = nullptr;  // FIFO slots (shm: this rank's segment; net: the local NetFifo)
   FifoHeader* header = nullptr;
   uint64_t step = 0;
+  NetFifo* fifo = nullptr;  // net only
+  NetProxy* proxy = nullptr;
 };
 
 struct SendConn {
   int peer = -1;
   bool net = false;
-  int tag = 0;
-  std::byte* buf = nullptr;  // the receiver's FIFO slots (shm) or staging (net)
+  std::byte* buf = nullptr;  // FIFO slots (shm: the receiver's segment; net: the local NetFifo)
   FifoHeader* header = nullptr;
   uint64_t step = 0;
-  // shm: the receiver's head as last read. The sender reads header->head
-  // (a line the receiver writes every step, so each read is a cache miss)
-  // only when this copy does not show the slot free.
+  // The head as last read. The sender reads header->head (a line the
+  // receiver or proxy writes every step, so each read is a cache miss) only
+  // when this copy does not show the slot free.
   uint64_t head_seen = 0;
-  LinkRequest* pending[kFifoSteps] = {};  // net: the message of each slot in flight
+  NetFifo* fifo = nullptr;  // net only
+  NetProxy* proxy = nullptr;
 };
 
 }  // namespace gpurun::coll

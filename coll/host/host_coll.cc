@@ -43,6 +43,7 @@ StatusOr<std::unique_ptr<HostCollImpl>> HostCollImpl::CreateImpl(CommLink& link)
   const unsigned cores = std::thread::hardware_concurrency();
   const bool shared = cores != 0 && static_cast<unsigned>(link.LocalSize()) > cores;
   impl->policy_ = p2p::Backoff::ForWait(p2p::Backoff::PolicyFromParams(), 0, shared);
+  impl->all_net_ = params::kCollNet.Get() == params::kCollNetAlways && link.size() > 1;
   impl->scratch_ = std::make_unique<std::byte[]>(3 * kHostMaxStepDataBytes);
   return impl;
 }
@@ -55,7 +56,11 @@ Status HostCollImpl::RunSingleRank(const CollCall& call) {
 StatusOr<ConnGroup*> HostCollImpl::Group(Algo algo, Protocol proto, int channel) {
   std::unique_ptr<ConnGroup>& slot = groups_[static_cast<size_t>(ConnGroup::GroupIndex(algo, proto, channel))];
   if (!slot) {
-    GR_ASSIGN_OR_RETURN(slot, ConnGroup::Create(link_, algo, proto, channel));
+    // Collective like the group: every rank gets here alike (HasNet is the same everywhere).
+    if (!proxy_ && HasNet() && algo != Algo::kOneShot) {
+      GR_ASSIGN_OR_RETURN(proxy_, NetProxy::Create(link_, timeout_s_, policy_));
+    }
+    GR_ASSIGN_OR_RETURN(slot, ConnGroup::Create(link_, algo, proto, channel, proxy_.get(), all_net_));
   }
   return slot.get();
 }
@@ -66,6 +71,15 @@ StatusOr<TuneChoice> HostCollImpl::Choose(const CollCall& call, const TuneChoice
     if (!HostAlgoExists(call.func, forced->algo)) {
       return InvalidUsage(std::string("forced algorithm ") + AlgoName(forced->algo) + " does not exist for " +
                           FuncName(call.func) + " on host buffers");
+    }
+    if (forced->proto == Protocol::kLL128 && HasNet()) {
+      return InvalidUsage(std::string("forced protocol ll128 for ") + FuncName(call.func) + " on a communicator with " +
+                          (all_net_ ? "every edge on NET (GPURUN_COLL_NET=always)" : "ranks on several hosts") + ": " +
+                          kLL128NetReason);
+    }
+    if (forced->algo == Algo::kOneShot && all_net_) {
+      return InvalidUsage(std::string("forced algorithm oneshot does not exist for ") + FuncName(call.func) +
+                          " with GPURUN_COLL_NET=always: it runs over shared memory only");
     }
     if (forced->algo == Algo::kOneShot && link_.LocalSize() != nranks) {
       return InvalidUsage(std::string("forced algorithm oneshot does not exist for ") + FuncName(call.func) +
@@ -85,8 +99,8 @@ StatusOr<TuneChoice> HostCollImpl::Choose(const CollCall& call, const TuneChoice
   in.nranks = nranks;
   // The layout every rank sees alike: with this host's own count, ranks on
   // hosts holding different numbers of ranks chose differently and hung.
-  in.local_ranks = max_local_ranks_;
-  in.nnodes = hosts_;
+  in.local_ranks = all_net_ ? 1 : max_local_ranks_;
+  in.nnodes = all_net_ ? nranks : hosts_;
   GR_ASSIGN_OR_RETURN(const TuneChoice choice, ChooseHost(in, override_));
   if (choice.algo == Algo::kOneShot && in.nnodes > 1) {
     return InternalError("the host tuner chose oneshot for " + std::to_string(in.nnodes) +

@@ -18,6 +18,7 @@
 #include "coll/host/conn_group.h"
 #include "coll/host/fifo_sizes.h"
 #include "coll/host/host_coll.h"
+#include "coll/host/net_proxy.h"
 #include "coll/host/plan_cache.h"
 #include "coll/planner/planner.h"
 #include "coll/tuner/override.h"
@@ -47,6 +48,8 @@ class HostCollImpl final : public HostColl {
   PrimConfig BaseConfig(const CollCall& call, const TuneChoice& choice) const;
   Status RunSingleRank(const CollCall& call);
   StatusOr<ConnGroup*> Group(Algo algo, Protocol proto, int channel);
+  // Whether ring / tree edges to some rank are NET edges (the same on every rank).
+  bool HasNet() const { return hosts_ > 1 || all_net_; }
 
   CommLink& link_;
   CollOverride override_;  // GPURUN_ALGO / GPURUN_PROTO, read once by CreateImpl
@@ -55,11 +58,15 @@ class HostCollImpl final : public HostColl {
   // which the tuner's choice must be: hosts, and the most ranks on one.
   int hosts_ = 1;
   int max_local_ranks_ = 1;
+  bool all_net_ = false;  // GPURUN_COLL_NET=always: every ring / tree edge is a NET edge
   p2p::Backoff::Policy policy_{};
   std::array<std::unique_ptr<ConnGroup>, ConnGroup::kNumGroups> groups_;
   std::unique_ptr<std::byte[]> scratch_;  // 3 steps: two receive peers and one send
   PlanCache plans_;
   Status broken_;  // the first failure after traffic started (Run)
+  // Moves the NET edges; made with the first group that has them, destroyed
+  // first (its thread stops before the groups go).
+  std::unique_ptr<NetProxy> proxy_;
 };
 
 }  // namespace gpurun::coll

@@ -1,5 +1,6 @@
 // Packing of one step's data into LL / LL128 lines of a FIFO and back, on
-// the host (wire_format.h has the line formats). Pack and Unpack take the
+// the host (wire_format.h has the line formats). LL also packs a NET FIFO's
+// slot (PackSlot / UnpackSlot: one step's lines contiguous). Pack and Unpack take the
 // whole FIFO (kFifoSteps slots, `fifo_bytes`) and the step. A step may fill
 // only part of its slot; the last line of a step may be partly filled (zero
 // padded). Pack honours LL's clean rule: at a step where LLNeedsClean holds,
@@ -24,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "coll/wire_format.h"
 #include "runtime/base/status.h"
@@ -84,6 +86,41 @@ struct HostWire<ProtoLL> {
       if (!line.read(flag, &v)) GR_RETURN_IF_ERROR(wait([&] { return line.read(flag, &v); }));
       const uint64_t n = Min(kLineData, bytes - i * kLineData);
       std::memcpy(data + i * kLineData, &v, n);
+    }
+    return OkStatus();
+  }
+
+  // NET FIFOs (net_proxy.h): the lines of one step contiguous from `slot`,
+  // which is what one message carries. Returns the bytes of lines written.
+  static uint64_t PackSlot(std::byte* slot, const std::byte* data, uint64_t bytes, uint64_t step) {
+    auto* lines = reinterpret_cast<LLLine*>(slot);
+    const uint32_t flag = LLFlag(step);
+    const uint64_t nlines = DivUp(bytes, kLineData);
+    for (uint64_t i = 0; i < nlines; ++i) {
+      uint64_t v = 0;
+      std::memcpy(&v, data + i * kLineData, Min(kLineData, bytes - i * kLineData));
+      lines[i].write(v, flag);
+    }
+    return nlines * sizeof(LLLine);
+  }
+  // Reads `bytes` from a step that arrived whole (`arrived` bytes of lines):
+  // every line must carry the step's flag, else the step is corrupt
+  // (InternalError; the caller names the peer).
+  static Status UnpackSlot(const std::byte* slot, uint64_t arrived, std::byte* data, uint64_t bytes, uint64_t step) {
+    const auto* lines = reinterpret_cast<const LLLine*>(slot);
+    const uint32_t flag = LLFlag(step);
+    const uint64_t nlines = DivUp(bytes, kLineData);
+    if (arrived != nlines * sizeof(LLLine)) {
+      return InternalError("LL step " + std::to_string(step) + " carried " + std::to_string(arrived) +
+                           " bytes of lines, expected " + std::to_string(nlines * sizeof(LLLine)));
+    }
+    for (uint64_t i = 0; i < nlines; ++i) {
+      uint64_t v = 0;
+      if (!lines[i].read(flag, &v)) {
+        return InternalError("LL step " + std::to_string(step) + " line " + std::to_string(i) +
+                             " arrived without the step's flag");
+      }
+      std::memcpy(data + i * kLineData, &v, Min(kLineData, bytes - i * kLineData));
     }
     return OkStatus();
   }

@@ -1,37 +1,37 @@
 // The primitives' data path (primitives.h), once per protocol: per slice,
 // receive (Simple: read in place from the FIFO; LL / LL128: unpack lines into
-// scratch; across hosts: one message), combine, send (Simple: write into the
-// peer's FIFO, then release the tail; LL / LL128: pack lines with flags).
+// scratch), combine, send (Simple: write into the peer's FIFO, then release
+// the tail; LL / LL128: pack lines with flags). NET edges (net_proxy.h) use
+// the local NetFifo with tail readiness for both protocols and kick the proxy
+// after each publish.
 #include "coll/host/primitives.h"
 
 #include <cstring>
 #include <type_traits>
 
 #include "coll/host/host_wire.h"
+#include "coll/host/net_proxy.h"
 
 namespace gpurun::coll {
 namespace {
 
 constexpr const char* kData = "data from";
 constexpr const char* kCredit = "credit (FIFO space) from";
-constexpr const char* kSent = "completion of a message to";
 
 template <typename P>
 constexpr bool kInline = !std::is_same_v<P, ProtoSimple>;
 
-// Waits until a cross-host request completed (Test frees it).
-Status WaitRequest(const WaitSite& site, int peer, uint64_t step, const char* what, LinkRequest** request) {
-  Status error;
-  GR_RETURN_IF_ERROR(WaitUntil(site, peer, step, what, [&] {
-    bool done = false;
-    if (Status s = site.link->Test(request, &done); !s.ok()) {
-      error = s;
-      return true;
-    }
-    return done;
+// Waits on a NET FIFO's counter: `ready` over the local FifoHeader, running
+// proxy passes meanwhile; a failure the proxy recorded ends the wait naming
+// the peer.
+template <typename Ready>
+Status WaitNet(const WaitSite& site, NetFifo& fifo, NetProxy& proxy, uint64_t step, const char* what, Ready&& ready) {
+  GR_PRIMS_RETURN_IF_ERROR(WaitUntil(site, fifo.peer, step, what, [&] {
+    if (ready()) return true;
+    proxy.Poll();
+    return ready() || fifo.failed.load(std::memory_order_acquire);
   }));
-  if (!error.ok()) return WaitError(site, peer, step, what, error);
-  *request = nullptr;
+  if (!ready()) return WaitError(site, fifo.peer, step, what, fifo.error);
   return OkStatus();
 }
 
@@ -41,11 +41,28 @@ template <typename P>
 inline Status Prims<P>::RecvSlice(RecvConn& c, int k, uint64_t step, int nsteps, uint64_t bytes,
                                   const std::byte** data) {
   std::byte* slot = c.buf + SlotOffset(step, cfg_.buffer_bytes);
-  if (c.net) {
-    *data = slot;
-    if (bytes == 0) return OkStatus();
-    GR_ASSIGN_OR_RETURN(LinkRequest * request, cfg_.site.link->Irecv(c.peer, c.tag, slot, bytes));
-    return WaitRequest(cfg_.site, c.peer, step, kData, &request);
+  if (c.net) [[unlikely]] {
+    const uint64_t want = step + static_cast<uint64_t>(nsteps);
+    GR_PRIMS_RETURN_IF_ERROR(
+        WaitNet(cfg_.site, *c.fifo, *c.proxy, step, kData, [&] { return c.header->tail.load() >= want; }));
+    if constexpr (std::is_same_v<P, ProtoLL128>) {
+      return InternalError("LL128 on a NET edge");  // ConnGroup refuses it
+    } else if constexpr (kInline<P>) {
+      *data = cfg_.recv_scratch[k];
+      Status s = HostWire<P>::UnpackSlot(slot, c.fifo->sizes[step % kFifoSteps], cfg_.recv_scratch[k], bytes, step);
+      if (!s.ok()) return WaitError(cfg_.site, c.peer, step, kData, s);
+      return OkStatus();
+    } else {
+      *data = slot;
+      uint64_t arrived = 0;
+      for (int i = 0; i < nsteps; ++i) arrived += c.fifo->sizes[(step + static_cast<uint64_t>(i)) % kFifoSteps];
+      if (arrived != bytes) {
+        return WaitError(cfg_.site, c.peer, step, kData,
+                         InternalError("the slice carried " + std::to_string(arrived) + " bytes, expected " +
+                                       std::to_string(bytes)));
+      }
+      return OkStatus();
+    }
   }
   if constexpr (kInline<P>) {
     *data = cfg_.recv_scratch[k];
@@ -60,30 +77,46 @@ inline Status Prims<P>::RecvSlice(RecvConn& c, int k, uint64_t step, int nsteps,
 
 template <typename P>
 inline void Prims<P>::ReleaseRecv(RecvConn& c, uint64_t step, int nsteps) {
-  if (!c.net) c.header->head.post(step + static_cast<uint64_t>(nsteps));
+  c.header->head.post(step + static_cast<uint64_t>(nsteps));
 }
 
 template <typename P>
 inline Status Prims<P>::SendSlot(SendConn& c, uint64_t step, int nsteps, uint64_t bytes, std::byte** slot) {
-  if (c.net) {
-    LinkRequest*& pending = c.pending[step % kFifoSteps];
-    if (pending != nullptr) GR_PRIMS_RETURN_IF_ERROR(WaitRequest(cfg_.site, c.peer, step, kSent, &pending));
-    *slot = c.buf + SlotOffset(step, cfg_.buffer_bytes);
-    return OkStatus();
-  }
   *slot = kInline<P> ? cfg_.send_scratch : c.buf + SlotOffset(step, cfg_.buffer_bytes);
-  if (kInline<P> && bytes == 0) return OkStatus();
+  // NET: every step is a message, empty ones too, so each needs its slot.
+  if (kInline<P> && bytes == 0 && !c.net) return OkStatus();
   const uint64_t last = step + static_cast<uint64_t>(nsteps) - 1;
   if (SlotFree(last, c.head_seen)) return OkStatus();
+  if (c.net) [[unlikely]] {
+    return WaitNet(cfg_.site, *c.fifo, *c.proxy, step, kCredit,
+                   [&] { return SlotFree(last, c.head_seen = c.header->head.load()); });
+  }
   return WaitUntil(cfg_.site, c.peer, step, kCredit,
                    [&] { return SlotFree(last, c.head_seen = c.header->head.load()); });
 }
 
 template <typename P>
 inline Status Prims<P>::PublishSend(SendConn& c, uint64_t step, int nsteps, const std::byte* data, uint64_t bytes) {
-  if (c.net) {
-    if (bytes == 0) return OkStatus();
-    GR_ASSIGN_OR_RETURN(c.pending[step % kFifoSteps], cfg_.site.link->Isend(c.peer, c.tag, data, bytes));
+  if (c.net) [[unlikely]] {
+    uint32_t* sizes = c.fifo->sizes;
+    if constexpr (std::is_same_v<P, ProtoLL128>) {
+      return InternalError("LL128 on a NET edge");  // ConnGroup refuses it
+    } else if constexpr (kInline<P>) {
+      sizes[step % kFifoSteps] =
+          static_cast<uint32_t>(HostWire<P>::PackSlot(c.buf + SlotOffset(step, cfg_.buffer_bytes), data, bytes, step));
+    } else {
+      // The slice fills its steps' slots in order (they never wrap: Prims
+      // rounds steps to chunks); one message per step.
+      const uint64_t step_bytes = StepBytes(cfg_.buffer_bytes);
+      uint64_t left = bytes;
+      for (int i = 0; i < nsteps; ++i) {
+        const uint64_t n = Min(left, step_bytes);
+        sizes[(step + static_cast<uint64_t>(i)) % kFifoSteps] = static_cast<uint32_t>(n);
+        left -= n;
+      }
+    }
+    c.header->tail.post(step + static_cast<uint64_t>(nsteps));
+    c.proxy->Kick();
     return OkStatus();
   }
   if constexpr (kInline<P>) {
@@ -97,7 +130,33 @@ inline Status Prims<P>::PublishSend(SendConn& c, uint64_t step, int nsteps, cons
 }
 
 template <typename P>
+Status Prims<P>::SkipNet() {
+  net_skip_ = false;
+  for (int k = 0; k < nsend_; ++k) {
+    SendConn& c = *send_[k];
+    if (!c.net || c.step == send_from_[k]) continue;
+    const uint64_t last = c.step - 1;
+    GR_PRIMS_RETURN_IF_ERROR(WaitNet(cfg_.site, *c.fifo, *c.proxy, send_from_[k], kCredit,
+                                     [&] { return SlotFree(last, c.head_seen = c.header->head.load()); }));
+    for (uint64_t s = send_from_[k]; s < c.step; ++s) c.fifo->sizes[s % kFifoSteps] = 0;
+    c.header->tail.post(c.step);
+    c.proxy->Kick();
+  }
+  for (int k = 0; k < nrecv_; ++k) {
+    RecvConn& c = *recv_[k];
+    if (!c.net || c.step == recv_from_[k]) continue;
+    const uint64_t want = c.step;
+    GR_PRIMS_RETURN_IF_ERROR(
+        WaitNet(cfg_.site, *c.fifo, *c.proxy, recv_from_[k], kData, [&] { return c.header->tail.load() >= want; }));
+    c.header->head.post(c.step);
+  }
+  return OkStatus();
+}
+
+template <typename P>
 Status Prims<P>::Op(const void* src, void* dst, uint64_t n, unsigned flags) {
+  if (net_skip_) [[unlikely]]
+    GR_PRIMS_RETURN_IF_ERROR(SkipNet());
   const ChunkSteps cs = cfg_.steps;
   const int slices = cs.SlicesPerChunk();
   const int nsteps = cs.slice_steps;
@@ -139,9 +198,9 @@ Status Prims<P>::Op(const void* src, void* dst, uint64_t n, unsigned flags) {
       }
       for (int k = 0; k < nsend; ++k) {
         if (out[k] == result) continue;
-        // LL / LL128 on this host pack lines from any buffer: straight from
-        // the result instead of through the send scratch.
-        if (kInline<P> && !send_[k]->net) {
+        // LL / LL128 pack lines from any buffer: straight from the result
+        // instead of through the send scratch.
+        if (kInline<P>) {
           data[k] = result;
         } else {
           std::memcpy(out[k], result, bytes);
@@ -156,19 +215,6 @@ Status Prims<P>::Op(const void* src, void* dst, uint64_t n, unsigned flags) {
   }
   for (int k = 0; k < nrecv; ++k) recv_[k]->step += static_cast<uint64_t>(cs.chunk_steps);
   for (int k = 0; k < nsend; ++k) send_[k]->step += static_cast<uint64_t>(cs.chunk_steps);
-  return OkStatus();
-}
-
-template <typename P>
-Status Prims<P>::FinishNet() {
-  for (int k = 0; k < nsend_; ++k) {
-    SendConn& c = *send_[k];
-    if (!c.net) continue;
-    for (int slot = 0; slot < kFifoSteps; ++slot) {
-      if (c.pending[slot] != nullptr)
-        GR_PRIMS_RETURN_IF_ERROR(WaitRequest(cfg_.site, c.peer, c.step, kSent, &c.pending[slot]));
-    }
-  }
   return OkStatus();
 }
 

@@ -65,12 +65,15 @@ class Prims {
     const auto round = static_cast<uint64_t>(config.steps.chunk_steps);
     for (int k = 0; k < nrecv; ++k) {
       recv_[k] = recv[k];
+      recv_from_[k] = recv_[k]->step;
       if (round != 1) recv_[k]->step = AlignUp(recv_[k]->step, round);
+      net_skip_ = net_skip_ || (recv_[k]->net && recv_[k]->step != recv_from_[k]);
     }
     for (int k = 0; k < nsend; ++k) {
       send_[k] = send[k];
+      send_from_[k] = send_[k]->step;
       if (round != 1) send_[k]->step = AlignUp(send_[k]->step, round);
-      net_send_ = net_send_ || send_[k]->net;
+      net_skip_ = net_skip_ || (send_[k]->net && send_[k]->step != send_from_[k]);
     }
   }
 
@@ -87,15 +90,16 @@ class Prims {
   // Copies src to dst (skipped when they are the same) and sends it.
   Status CopySend(const void* src, void* dst, uint64_t n) { return Op(src, dst, n, kSrc | kDst | kSend); }
 
-  // Completes the cross-host messages still in flight (call once per work).
-  Status Finish() {
-    if (!net_send_) return OkStatus();
-    return FinishNet();
-  }
+  // Ends the work (call once per work): nothing is left to complete, since
+  // the NET proxy sends what was published after the call returns.
+  Status Finish() { return OkStatus(); }
 
  private:
   Status Op(const void* src, void* dst, uint64_t n, unsigned flags);
-  Status FinishNet();
+  // NET edges whose step the rounding moved: the steps skipped still travel,
+  // as empty messages (the receiver's proxy has a receive posted for each),
+  // before the first slice of this work.
+  Status SkipNet();
   // Op's steps, inlined into it (primitives.cc): no call or Status
   // round trip per step on the hot path.
   [[gnu::always_inline]] Status RecvSlice(RecvConn& c, int k, uint64_t step, int nsteps, uint64_t bytes,
@@ -110,7 +114,9 @@ class Prims {
   SendConn* send_[kMaxPrimPeers] = {};
   int nrecv_;
   int nsend_;
-  bool net_send_ = false;  // a send peer is across hosts
+  uint64_t recv_from_[kMaxPrimPeers] = {};  // steps before rounding
+  uint64_t send_from_[kMaxPrimPeers] = {};
+  bool net_skip_ = false;  // a NET edge has skipped steps to move (SkipNet)
 };
 
 extern template class Prims<ProtoLL>;

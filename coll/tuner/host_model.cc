@@ -73,7 +73,8 @@ HostCost HostCostOf(const TunerTables& tables, const HostShape& shape, Func func
   const int f = static_cast<int>(func), a = static_cast<int>(algo), p = static_cast<int>(proto);
   const double side_bw = Reduces(func) ? tables.reduce_gbps[a][p] : tables.copy_gbps[a][p];
   if (!tables.implemented[f][a] || side_bw <= 0 || nchannels < 1 || nchannels > kHostMaxChannels) return cost;
-  if (algo == Algo::kOneShot && shape.nnodes > 1) return cost;  // needs every rank on one host
+  if (algo == Algo::kOneShot && shape.nnodes > 1) return cost;     // needs every rank on one host
+  if (proto == Protocol::kLL128 && shape.nnodes > 1) return cost;  // no NET edges (kHostLL128NetReason)
   cost.implemented = true;
   const bool tree = algo == Algo::kTree;
   const int works = nchannels * (tree ? kNumDoubleTrees : 1);
@@ -83,7 +84,7 @@ HostCost HostCostOf(const TunerTables& tables, const HostShape& shape, Func func
     // With one rank per node every side is a NET side; otherwise the busiest
     // rank (a node's first or last in the ring, a tree link between nodes) has
     // about one NET side per side within its node.
-    const double net = std::min(side_bw, tables.net_gbps);
+    const double net = std::min(side_bw, tables.net_gbps[p]);
     cost.side_gbps = shape.local_ranks <= 1 ? net : 2 / (1 / side_bw + 1 / net);
   }
   if (shape.nranks <= 1) return cost;
@@ -93,7 +94,7 @@ HostCost HostCostOf(const TunerTables& tables, const HostShape& shape, Func func
     const int passes = AlgorithmSteps(func, algo, shape.nranks, 1);  // 1 per tree pass: 2 for allreduce
     for (int t = 0; t < kNumDoubleTrees; ++t) {
       path_us +=
-          passes * (shape.tree_intra_hops[t] * tables.hop_us[a][p] + shape.tree_inter_hops[t] * tables.net_hop_us);
+          passes * (shape.tree_intra_hops[t] * tables.hop_us[a][p] + shape.tree_inter_hops[t] * tables.net_hop_us[p]);
     }
     cost.sides = passes * shape.tree_sides;
   } else if (algo == Algo::kOneShot) {
@@ -102,7 +103,7 @@ HostCost HostCostOf(const TunerTables& tables, const HostShape& shape, Func func
   } else {
     const int steps = AlgorithmSteps(func, algo, shape.nranks);
     const int inter = std::min(steps, RingInterSteps(func, shape.nnodes));
-    path_us = (steps - inter) * tables.hop_us[a][p] + inter * tables.net_hop_us;
+    path_us = (steps - inter) * tables.hop_us[a][p] + inter * tables.net_hop_us[p];
     cost.sides = RingSides(func, shape.nranks);
   }
   cost.latency_us += nchannels * path_us;

@@ -44,6 +44,12 @@
 
 namespace gpurun::coll {
 
+// LL128 has no NET edges (coll/host/net_proxy.h): the model leaves it out
+// across nodes, and a forced ll128 there is an error giving this reason.
+inline constexpr const char* kHostLL128NetReason =
+    "LL128's readiness is a flag per 128-byte line, which needs each line to land whole and in order; the NET "
+    "proxy's messages do not promise that, so LL128 is off on NET edges (use ll or simple across hosts)";
+
 // What the model needs to know about a communicator's shape, computed once
 // per (nranks, nnodes, local_ranks): O(n log n) for the tree walks.
 struct HostShape {

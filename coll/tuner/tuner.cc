@@ -97,14 +97,17 @@ double BestChannels(const ShapeCache& cache, const TuneInput& input, int a, Prot
   return best;
 }
 
-// What the host path implements for `func`: "ring with ll, ll128, simple; tree with ...".
-std::string ImplementedText(Func func) {
+// What the host path implements for `func` on `nnodes` nodes: "ring with ll, ll128, simple; tree with ...".
+std::string ImplementedText(Func func, int nnodes) {
   std::string out;
   for (Algo a : kHostAlgos) {
     if (!kHostTables.implemented[static_cast<int>(func)][static_cast<int>(a)]) continue;
-    out += (out.empty() ? "" : "; ") + std::string(AlgoName(a)) + " with ll, ll128, simple" +
+    if (a == Algo::kOneShot && nnodes > 1) continue;
+    out += (out.empty() ? "" : "; ") + std::string(AlgoName(a)) +
+           (nnodes > 1 ? " with ll, simple" : " with ll, ll128, simple") +
            (a == Algo::kOneShot ? " when every rank is on one host" : "");
   }
+  if (nnodes > 1) out += std::string("; not ll128: ") + kHostLL128NetReason;
   return out;
 }
 
@@ -116,7 +119,7 @@ Status NothingLeft(const TuneInput& input, const CollOverride& override_masks) {
   }
   return InvalidUsage(override_masks.DescribeRestriction(input.func) + " leaves nothing the host path implements for " +
                       func + " on " + std::to_string(input.nranks) + " ranks across " + std::to_string(input.nnodes) +
-                      " host(s) (it has: " + ImplementedText(input.func) + ")");
+                      " host(s) (it has: " + ImplementedText(input.func, input.nnodes) + ")");
 }
 
 void LogChoice(const TuneInput& input, const TuneChoice& choice) {

@@ -21,8 +21,9 @@ struct TunerTables {
   // One step on the critical path between two ranks of one host,
   // microseconds (NCCL hwLat): what AlgorithmSteps multiplies.
   double hop_us[kNumAlgos][kNumProtocols];
-  // The same between two hosts (a NET edge, carried by point-to-point).
-  double net_hop_us;
+  // The same between two hosts (a NET edge: the NET proxy's UCX message per
+  // step, coll/host/net_proxy.h), per protocol (LL128 has no NET edges: 0).
+  double net_hop_us[kNumProtocols];
   // Fixed cost of each work (one channel's part of the call on one ring or
   // tree: primitive setup, the first and last step's handshakes), on top of
   // its hops, microseconds.
@@ -36,8 +37,9 @@ struct TunerTables {
   // allreduce). NCCL's busBw; host_model.h divides it by the sides per byte.
   double copy_gbps[kNumAlgos][kNumProtocols];
   double reduce_gbps[kNumAlgos][kNumProtocols];
-  // Bandwidth of a NET edge (point-to-point between hosts), GB/s.
-  double net_gbps;
+  // Bandwidth of one side of a NET edge, GB/s of data (LL moves twice the
+  // bytes: its lines), per protocol.
+  double net_gbps[kNumProtocols];
 };
 
 // The host shared-memory path (tuner_tables_host.cc).

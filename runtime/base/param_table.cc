@@ -76,6 +76,12 @@ const IntParam kNChannels("GPURUN_NCHANNELS", 0, 0, 128,
                           "16, the GPU ring at most its GPURUN_GPU_NCHANNELS, and a collective fails naming this "
                           "variable when it is set higher (the GPU one-shot allreduce sizes its own grid).");
 
+const EnumParam kCollNet("GPURUN_COLL_NET", "auto", {"auto", "always"},
+                         "Wire of host-buffer collectives between ring / tree neighbours: auto (NET connectors, "
+                         "UCX moved by a proxy thread, to ranks on other hosts; shared memory within a host), always "
+                         "(NET connectors for every neighbour, as if each rank had a host of its own: tests the NET "
+                         "path on one machine; no oneshot, no ll128).");
+
 const IntParam kGpuNChannels("GPURUN_GPU_NCHANNELS", 0, 0, 128,
                              "Most channels (one thread block each) a GPU collective launches, alike on every rank; "
                              "0: from the topology (topo/ring_hints.h GpuRingChannels: NVLinks of the ring's "

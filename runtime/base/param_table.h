@@ -30,6 +30,7 @@ extern const DurationParam kProgressMaxSleep;  // GPURUN_PROGRESS_MAX_SLEEP: the
 extern const StringParam kAlgo;    // GPURUN_ALGO: allowed algorithms per collective (coll/tuner/override.h)
 extern const StringParam kProto;   // GPURUN_PROTO: allowed protocols per collective (coll/tuner/override.h)
 extern const IntParam kNChannels;  // GPURUN_NCHANNELS: channels per collective, 0 = the tuner's choice
+extern const EnumParam kCollNet;   // GPURUN_COLL_NET: auto|always, NET connectors across hosts or for every edge
 
 // GPU collectives (coll/gpu).
 extern const IntParam kGpuNChannels;       // GPURUN_GPU_NCHANNELS: most channels (blocks) per launch, 0 = topology's
@@ -48,6 +49,7 @@ extern const IntParam kP2pCopyBlocks;      // GPURUN_P2P_COPY_BLOCKS: thread blo
 enum BootstrapChoice : int64_t { kBootstrapAuto = 0, kBootstrapPmix = 1, kBootstrapSingleton = 2 };
 enum P2pTransportChoice : int64_t { kP2pAuto = 0, kP2pShm = 1, kP2pUcx = 2 };
 enum ShmCmaChoice : int64_t { kCmaAuto = 0, kCmaOn = 1, kCmaOff = 2 };
+enum CollNetChoice : int64_t { kCollNetAuto = 0, kCollNetAlways = 1 };
 
 // Set by gpurun for every rank; not user parameters.
 inline constexpr std::string_view kLauncherVariables[] = {

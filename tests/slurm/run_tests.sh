@@ -121,6 +121,39 @@ test_srun_matrix_4x1_ring() {
   expect "exit 0" [ "$rc" -eq 0 ] && expect "no failure" has 'coll_matrix: [0-9]+ checks, 0 failures'
 }
 
+# NET connectors (coll/host/net_proxy.h) with each (algorithm, protocol) they carry forced: ring and tree with LL
+# and with Simple, across 2 nodes x 2 ranks (shm inside a node, NET between) and 4 nodes x 1 rank (NET only).
+test_srun_matrix_net_forced() {
+  local algo proto colls shape
+  for shape in "2 4" "4 4"; do
+    for algo in ring tree; do
+      colls=allreduce
+      [ "$algo" = tree ] || colls=allreduce,bcast,reduce,allgather,reducescatter
+      for proto in ll simple; do
+        # shellcheck disable=SC2086 # shape is "NODES RANKS"
+        set -- $shape
+        run env GPURUN_ALGO=$algo GPURUN_PROTO=$proto srun --mpi=pmix -N"$1" -n"$2" "$bin/coll_matrix" --algo=$algo \
+          --proto=$proto --colls=$colls --types=int32,float --ops=sum,max --sizes=0,7,4099,300007 --offsets=0
+        expect "$algo/$proto on $1 nodes x $2 ranks: exit 0" [ "$rc" -eq 0 ] &&
+          expect "$algo/$proto on $1 nodes: no failure" has 'coll_matrix: [0-9]+ checks, 0 failures' || return 1
+      done
+    done
+  done
+}
+
+# LL128 is off on NET edges: forcing it across nodes fails on every rank with the reason, not a hang or wrong data.
+test_srun_net_ll128_refused() {
+  run env GPURUN_PROTO=ll128 srun --mpi=pmix -N2 -n2 "$bin/allreduce" 1000
+  expect "nonzero exit" [ "$rc" -ne 0 ] && expect "the reason, from both ranks" [ "$(count 'LL128 is off on NET')" -ge 2 ]
+}
+
+# GPURUN_COLL_NET=always on one node: every ring / tree edge on NET, the tuner's choices.
+test_srun_matrix_net_always_1x3() {
+  run env GPURUN_COLL_NET=always srun --mpi=pmix -N1 -n3 "$bin/coll_matrix" --types=int32,double --ops=sum,min \
+    --sizes=0,7,4099,300007 --offsets=0,4
+  expect "exit 0" [ "$rc" -eq 0 ] && expect "no failure" has 'coll_matrix: [0-9]+ checks, 0 failures'
+}
+
 # sbatch: a batch script with srun steps and a gpurun (delegating) step; waits for the job to leave the queue.
 test_sbatch_examples() {
   cat >"$log/job.sh" <<EOF
@@ -256,6 +289,7 @@ one() {
 }
 
 tests=(srun_hello_4x2 srun_ring_4x1 srun_pingpong_2x1 srun_wires_2x2 srun_allreduce_2x2 srun_allreduce_3_uneven srun_matrix_2x2 srun_matrix_4x1_ring
+  srun_matrix_net_forced srun_net_ll128_refused srun_matrix_net_always_1x3
   sbatch_examples salloc_gpurun_dry_run salloc_gpurun_delegates salloc_gpurun_stdin_and_exports salloc_gpurun_allreduce
   salloc_gpurun_timeout salloc_gpurun_sigint salloc_rank_killed salloc_rank_exit_code)
 [ -z "${CLUSTER_TESTS:-}" ] || read -r -a tests <<<"${CLUSTER_TESTS//,/ }"

@@ -181,7 +181,7 @@ TEST_F(TunerTest, AcrossNodesNetHopsCostAndTreeWinsSmallAtScale) {
     const TuneInput input = Input(Func::kAllReduce, 8, 2 * nodes, nodes);
     const TuneChoice choice = ChooseOk(input);
     EXPECT_GT(choice.predicted_us, ChooseOk(Input(Func::kAllReduce, 8, 2 * nodes)).predicted_us);
-    EXPECT_GE(choice.predicted_us, kHostTables.net_hop_us) << "at least one NET hop";
+    EXPECT_GE(choice.predicted_us, kHostTables.net_hop_us[static_cast<int>(choice.proto)]) << "at least one NET hop";
     const double ratio =
         PredictHostUs(input, Algo::kRing, Protocol::kLL, 1) / PredictHostUs(input, Algo::kTree, Protocol::kLL, 1);
     EXPECT_GT(ratio, last_ratio) << nodes << " nodes: the tree gains with the node count";
@@ -191,6 +191,23 @@ TEST_F(TunerTest, AcrossNodesNetHopsCostAndTreeWinsSmallAtScale) {
     }
   }
   EXPECT_EQ(ChooseOk(Input(Func::kAllReduce, 8, 16, 16)).algo, Algo::kTree) << "one rank per node";
+}
+
+// LL128 has no NET edges: never chosen across nodes, and forcing it there is
+// an error that says why (one node still has it).
+TEST_F(TunerTest, NoLL128AcrossNodes) {
+  for (Func func : kFuncs) {
+    for (uint64_t bytes : {uint64_t{8}, uint64_t{1} << 16, uint64_t{1} << 22, kGiB}) {
+      EXPECT_NE(ChooseOk(Input(func, bytes, 4, 2)).proto, Protocol::kLL128) << FuncName(func) << " " << bytes;
+      EXPECT_LT(PredictHostUs(Input(func, bytes, 4, 2), Algo::kRing, Protocol::kLL128, 1), 0);
+    }
+  }
+  const auto forced = ChooseHost(Input(Func::kAllReduce, 1024, 4, 2), Override("", "ll128"));
+  ASSERT_FALSE(forced.ok());
+  EXPECT_EQ(forced.status().code(), grInvalidUsage);
+  EXPECT_NE(forced.status().message().find("LL128 is off on NET"), std::string::npos) << forced.status().message();
+  EXPECT_NE(forced.status().message().find("GPURUN_PROTO"), std::string::npos) << forced.status().message();
+  EXPECT_EQ(ChooseOk(Input(Func::kAllReduce, 1024, 4), Override("", "ll128")).proto, Protocol::kLL128);
 }
 
 TEST_F(TunerTest, OverridesFilterNeverEnable) {

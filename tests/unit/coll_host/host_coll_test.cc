@@ -1,8 +1,9 @@
 // HostColl end to end in one process: ranks are threads over ThreadLink.
 // Exact results of every (func, algo) x protocol over sizes, in and out of
 // place, 1..8 ranks and 1..3 channels with (type, op) rotating; all types x
-// ops for the ring allreduce; cross-host edges (messages); a dead peer and a
-// timeout naming the peer; no segment left in /dev/shm.
+// ops for the ring allreduce; cross-host edges (NET connectors over UCX, the
+// proxy); a dead peer and a timeout naming the peer; no segment left in
+// /dev/shm.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -41,12 +42,13 @@ const TypeOp kTypeOps[] = {
     {DataType::kUint64, RedOp::kSum},   {DataType::kFloat32, RedOp::kProd}, {DataType::kInt32, RedOp::kAvg}};
 
 // Every pair x protocol x size x in/out of place; (type, op), channels and
-// root rotate with the case number.
-std::vector<CollCase> MatrixCases(int nranks, std::initializer_list<uint64_t> sizes) {
+// root rotate with the case number. With `net` (NET edges) no LL128.
+std::vector<CollCase> MatrixCases(int nranks, std::initializer_list<uint64_t> sizes, bool net = false) {
   std::vector<CollCase> cases;
   size_t k = 0;
   for (const Pair& p : kPairs) {
     for (Protocol proto : kProtos) {
+      if (net && proto == Protocol::kLL128) continue;
       for (uint64_t count : sizes) {
         for (bool in_place : {false, true}) {
           const TypeOp& to = kTypeOps[k % std::size(kTypeOps)];
@@ -111,13 +113,84 @@ TEST(HostCollTypes, EveryTypeAndOpRingAndTree) {
   EXPECT_EQ(RunCases(world, cases), "");
 }
 
-// Ranks on several hosts: cross-host edges move steps as messages.
+// Ranks on several hosts: cross-host edges are NET connectors (a proxy per
+// rank moving steps over UCX), same-host ones shared memory.
 TEST(HostCollCrossHost, MixedHostsAllPairsAndProtocols) {
   for (const std::vector<int>& hosts : {std::vector<int>{0, 0, 1, 1}, std::vector<int>{0, 1, 2}}) {
     ThreadWorld world(hosts, NewUnique());
-    EXPECT_EQ(RunCases(world, MatrixCases(world.size(), {7, 4096 + 3, 70000})), "") << "hosts " << hosts.size();
+    EXPECT_EQ(RunCases(world, MatrixCases(world.size(), {0, 7, 4096 + 3, 70000, 300001}, true)), "")
+        << "hosts " << hosts.size();
     EXPECT_EQ(SegmentsLeft(world.unique()), 0);
   }
+}
+
+// GPURUN_COLL_NET=always: every ring / tree edge on NET, all ranks on one host.
+TEST(HostCollNet, AlwaysNetOnOneHost) {
+  ASSERT_TRUE(ParamRegistry::Global().Override("GPURUN_COLL_NET", "always").ok());
+  for (int n : {2, 3, 5}) {
+    ThreadWorld world(std::vector<int>(static_cast<size_t>(n), 0), NewUnique());
+    EXPECT_EQ(RunCases(world, MatrixCases(n, {1, 1023, 70000}, true)), "") << n << " ranks";
+    EXPECT_EQ(SegmentsLeft(world.unique()), 0);
+  }
+  ParamRegistry::Global().Reset();
+}
+
+// Ring Simple moves 4-step chunks for allreduce / allgather / reducescatter
+// and 1-step chunks for broadcast / reduce; the executor rounds an edge's
+// step up to a chunk, and on NET the skipped steps still travel (empty), or
+// the receiver's proxy would wait for them forever.
+TEST(HostCollNet, StepRoundingAcrossFunctions) {
+  ThreadWorld world({0, 1, 2}, NewUnique());
+  std::vector<CollCase> cases;
+  const Func funcs[] = {Func::kBroadcast, Func::kAllReduce, Func::kReduce,        Func::kReduce,
+                        Func::kAllGather, Func::kBroadcast, Func::kReduceScatter, Func::kAllReduce};
+  int k = 0;
+  for (Func f : funcs) {
+    for (uint64_t count : {5ull, 200000ull}) {
+      cases.push_back(
+          CollCase{f, Algo::kRing, Protocol::kSimple, DataType::kInt32, RedOp::kSum, count, false, 1, k % 3});
+      ++k;
+    }
+  }
+  EXPECT_EQ(RunCases(world, cases), "");
+}
+
+// A forced LL128 across hosts is an error naming why, on every rank.
+TEST(HostCollNet, ForcedLL128AcrossHostsIsInvalidUsage) {
+  ThreadWorld world({0, 1}, NewUnique());
+  EXPECT_EQ(RunRanks(world,
+                     [](int, HostCollImpl& coll, ThreadWorld&) -> std::string {
+                       std::vector<float> buf(64);
+                       CollCall call{Func::kAllReduce, buf.data(), buf.data(), 64, DataType::kFloat32, RedOp::kSum, 0};
+                       const TuneChoice forced{Algo::kRing, Protocol::kLL128, 1, 0};
+                       const Status s = coll.Run(call, &forced);
+                       if (s.code() != grInvalidUsage) return "want invalid usage, got " + s.ToString();
+                       if (s.message().find("LL128 is off on NET") == std::string::npos) return s.ToString();
+                       return "";
+                     }),
+            "");
+}
+
+// A peer that goes away (its HostColl, and so its proxy, destroyed) while
+// the other waits for NET data: the wait fails naming it, nothing hangs, and
+// both proxies stop.
+TEST(HostCollNet, DeadPeerAcrossHostsIsNamed) {
+  ASSERT_TRUE(ParamRegistry::Global().Override("GPURUN_TIMEOUT", "20s").ok());
+  ThreadWorld world({0, 1}, NewUnique());
+  std::string rank0_error;
+  RunRanks(world, [&](int rank, HostCollImpl& coll, ThreadWorld& w) -> std::string {
+    const CollCase c{Func::kAllReduce, Algo::kRing, Protocol::kLL, DataType::kFloat32, RedOp::kSum, 100, false, 1, 0};
+    if (std::string e = RunAndCheck(coll, rank, 2, c); !e.empty()) return e;
+    if (rank == 1) {
+      w.MarkDead(1);
+      return "";
+    }
+    rank0_error = RunAndCheck(coll, rank, 2, c);
+    return "";
+  });
+  ParamRegistry::Global().Reset();
+  EXPECT_NE(rank0_error.find("remote"), std::string::npos) << rank0_error;
+  EXPECT_NE(rank0_error.find("rank 1 (test host 1)"), std::string::npos) << rank0_error;
 }
 
 // Hosts holding different numbers of ranks: every rank must make the same
