@@ -20,6 +20,10 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/cmake/gpurunConfigVersion
 install(FILES ${PROJECT_BINARY_DIR}/cmake/gpurunConfig.cmake ${PROJECT_BINARY_DIR}/cmake/gpurunConfigVersion.cmake
         DESTINATION ${GPURUN_PKG_DIR})
 
+# The .pc files find the installation from their own place (${pcfiledir}), so
+# `cmake --install --prefix P` and moved trees work.
+file(RELATIVE_PATH GPURUN_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
+string(REGEX REPLACE "/$" "" GPURUN_PC_TO_PREFIX "${GPURUN_PC_TO_PREFIX}")
 foreach(pc gpurun gpurun-mpi)
   configure_file(${PROJECT_SOURCE_DIR}/cmake/${pc}.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
