@@ -141,8 +141,15 @@ bool NetProxy::MoveRecv(Moving& m) {
   return moved;
 }
 
+uint64_t NetProxy::NowNs() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
 bool NetProxy::PassLocked() {
   if (!net_) return false;
+  last_pass_ns_.store(NowNs(), std::memory_order_relaxed);
   bool moved = net_->Progress();
   for (auto& m : fifos_) {
     if (m->fifo.failed.load(std::memory_order_relaxed)) continue;
@@ -156,6 +163,13 @@ bool NetProxy::PassLocked() {
 void NetProxy::Run() {
   p2p::Backoff backoff(policy_);
   while (!stop_.load(std::memory_order_acquire)) {
+    // Leave the passes to the executor while it runs them itself (Kick /
+    // Poll): two threads taking turns at one lock on a host with fewer
+    // cores than threads mostly wait for each other to be scheduled.
+    if (NowNs() - last_pass_ns_.load(std::memory_order_relaxed) < kIdleBeforeThreadNs) {
+      backoff.Pause();
+      continue;
+    }
     bool moved;
     {
       std::lock_guard<std::mutex> lock(mu_);

@@ -20,12 +20,16 @@
 // (group, edge code, sender rank) and the step's low 32 bits, so a step can
 // only land in its own slot.
 //
-// Who runs the proxy: a progress thread (started with the first NET edge)
-// polls with p2p::Backoff (spinning after activity, then sleeping up to
-// GPURUN_PROGRESS_MAX_SLEEP), and the executor runs the same pass itself
-// when it has published a step (Kick) and while it waits on a NET FIFO
-// (Poll): whoever holds the proxy's lock moves the steps, so a rank that has
-// no core to spare for the thread does not wait for it to be scheduled.
+// Who runs the proxy: the executor runs a pass itself when it has published
+// a step (Kick) and while it waits on a NET FIFO (Poll), and a progress
+// thread (started with the first NET edge) runs them whenever no pass ran
+// for kIdleBeforeThreadNs: while the executor reduces a large chunk, and
+// between calls (a peer's rendezvous must not wait for this rank's next
+// collective). The thread polls with p2p::Backoff (spinning after activity,
+// then sleeping up to GPURUN_PROGRESS_MAX_SLEEP). Whoever holds the proxy's
+// lock moves the steps; the thread keeps off it while the executor polls,
+// because on a host with fewer cores than threads two threads taking turns
+// at one lock mostly wait for each other to be scheduled.
 //
 // Failure: a send or receive that fails, or the endpoint of the FIFO's peer
 // failing, marks that FIFO failed with the error (naming the peer); the
@@ -121,6 +125,10 @@ class NetProxy {
   // Whether every published step of every live send FIFO was sent.
   bool SendsDrained() const;
 
+  static uint64_t NowNs();
+  // The thread runs a pass only when none ran for this long.
+  static constexpr uint64_t kIdleBeforeThreadNs = 20'000;
+
   CommLink& link_;
   double timeout_s_;
   p2p::Backoff::Policy policy_;
@@ -128,6 +136,7 @@ class NetProxy {
   std::mutex mu_;  // net_, fifos_: the thread's passes, Kick/Poll, AddFifo, Stop
   std::vector<std::unique_ptr<Moving>> fifos_;
   std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> last_pass_ns_{0};  // when a pass last started (steady clock)
   std::thread thread_;
   bool stopped_ = false;
 };

@@ -34,9 +34,20 @@
 //      plan cache and vectorised reductions: used for oneshot/Simple below.
 //   N  UCX_NET_DEVICES=lo build/bin/gpurun -n 2 --nodes 2 build/bin/gpurun-bench
 //      latency -b 8 -e 1M -f 8 (and `bw -b 64K -e 16M -f 4`): point-to-point
-//      between two virtual nodes over UCX loopback, the NET edge of the host
-//      path: 10.4-10.8 us one way up to 4 KiB; 3.53-4.14 GB/s streaming. A
-//      real network differs: refit on one.
+//      between two virtual nodes over UCX loopback: 10.4-10.8 us one way up
+//      to 4 KiB; 3.53-4.14 GB/s streaming (the NET terms before the NET
+//      connectors).
+//   X  the NET connectors (coll/host/net_proxy.h), 2026-11-30 19:49-19:53
+//      UTC on the Slurm cluster of scripts/slurm_cluster.sh (4 simulated
+//      nodes, UCX_NET_DEVICES=lo), load 8-10 on the 2 vCPUs (other builds):
+//      srun --mpi=pmix -N2 -n2 env GPURUN_ALGO=A GPURUN_PROTO=P
+//      build-net/bin/gpurun-bench allreduce -b 8 -e 4M -f 4|8 -c 0|1 -n 50|100
+//      for A = ring, tree and P = ll, simple (one rank per node, so every hop
+//      is a NET hop: the ring allreduce has 2, the trees 4), two runs each.
+//      The times spread from tens of microseconds to milliseconds between
+//      runs of the same size (ranks and proxy threads waiting for a core), so
+//      the figures below are the MINIMA, and no more than a rough guide;
+//      refit on an idle machine or a real network.
 //
 // Not measurable here: anything with more than 2 ranks (4 ranks on 2 vCPUs
 // measure oversubscription: 40-120 us at 8 B), so hop costs for longer rings
@@ -87,10 +98,13 @@ constexpr TunerTables MakeHostTables() {
   // B: the tree's second work, 0.039 us (LL fit; Simple's -0.08 and LL128's
   // are noise around it).
   t.work_us[kLL] = t.work_us[kLL128] = t.work_us[kSimple] = 0.04;
-  // NET: N's point-to-point one-way time, 8 B to 4 KiB, 10.4 us, for both
-  // protocols (not yet refitted to the NET proxy).
-  t.net_hop_us[kLL] = 10.4;
-  t.net_hop_us[kSimple] = 10.4;
+  // X, ring allreduce 8 B - 2 KiB: LL at best 26.6 us (2 NET hops: 13 us
+  // each, less the base); Simple at best 77.9 us (512 B; two messages per
+  // slice, one of them empty, and a chunk of 4 steps: 39 us a hop). Ring
+  // and tree alike (the tree's runs, 1.1-3 ms but for one 24.6 us, did not
+  // give a usable minimum). No NET edge for LL128.
+  t.net_hop_us[kLL] = 13;
+  t.net_hop_us[kSimple] = 39;
 
   // B, allreduce (ring: min of 10 runs; tree: 10 runs), 2-8 MiB.
   t.reduce_gbps[kRing][kLL] = 2.64;
@@ -122,10 +136,11 @@ constexpr TunerTables MakeHostTables() {
   // Not measured (no tree broadcast on the host yet): the ring's, so that
   // implementing one is a one-line change above.
   for (int p = 0; p < kNumProtocols; ++p) t.copy_gbps[kTree][p] = t.copy_gbps[kRing][p];
-  // NET: N's streaming point-to-point, 1-4 MiB (not yet refitted to the NET
-  // proxy); LL half of it, since its lines carry 8 data bytes in 16.
-  t.net_gbps[kLL] = 1.76;
-  t.net_gbps[kSimple] = 3.53;
+  // X, ring allreduce (2 sides per byte): Simple 2 x 512 KiB in 605.6 us
+  // (1.73 GB/s a side; 128-512 KiB in the same run), LL 2 x 256 KiB in
+  // 1651 us at best (0.32 GB/s; 4 KiB of data per message).
+  t.net_gbps[kLL] = 0.32;
+  t.net_gbps[kSimple] = 1.73;
   return t;
 }
 
