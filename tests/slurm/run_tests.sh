@@ -148,8 +148,8 @@ test_srun_net_ll128_refused() {
 }
 
 # GPURUN_COLL_NET=always on one node: every ring / tree edge on NET, the tuner's choices.
-test_srun_matrix_net_always_1x3() {
-  run env GPURUN_COLL_NET=always srun --mpi=pmix -N1 -n3 "$bin/coll_matrix" --types=int32,double --ops=sum,min \
+test_srun_matrix_net_always_1x2() {
+  run env GPURUN_COLL_NET=always srun --mpi=pmix -N1 -n2 "$bin/coll_matrix" --types=int32,double --ops=sum,min \
     --sizes=0,7,4099,300007 --offsets=0,4
   expect "exit 0" [ "$rc" -eq 0 ] && expect "no failure" has 'coll_matrix: [0-9]+ checks, 0 failures'
 }
@@ -289,7 +289,7 @@ one() {
 }
 
 tests=(srun_hello_4x2 srun_ring_4x1 srun_pingpong_2x1 srun_wires_2x2 srun_allreduce_2x2 srun_allreduce_3_uneven srun_matrix_2x2 srun_matrix_4x1_ring
-  srun_matrix_net_forced srun_net_ll128_refused srun_matrix_net_always_1x3
+  srun_matrix_net_forced srun_net_ll128_refused srun_matrix_net_always_1x2
   sbatch_examples salloc_gpurun_dry_run salloc_gpurun_delegates salloc_gpurun_stdin_and_exports salloc_gpurun_allreduce
   salloc_gpurun_timeout salloc_gpurun_sigint salloc_rank_killed salloc_rank_exit_code)
 [ -z "${CLUSTER_TESTS:-}" ] || read -r -a tests <<<"${CLUSTER_TESTS//,/ }"
