@@ -65,7 +65,10 @@ Error FromGr(grResult_t result, const char* what) {
     case grUnsupported: cls = MPI_ERR_UNSUPPORTED_OPERATION; break;
     default: break;
   }
-  return Fail(cls, std::string(what) + ": " + grGetLastErrorMessage());
+  const std::string detail = grGetLastErrorMessage();
+  // gpurun's messages usually name the call already ("grIssend: ...").
+  if (detail.rfind(std::string(what) + ":", 0) == 0) return Fail(cls, detail);
+  return Fail(cls, std::string(what) + ": " + detail);
 }
 
 int Report(MPI_Comm comm, const char* what, const Error& error) {
