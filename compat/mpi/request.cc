@@ -324,7 +324,18 @@ int MPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* status) {
       if (status != MPI_STATUS_IGNORE) *status = gpurun::mpi::EmptyStatus();
       return MPI_SUCCESS;
     }
-    if (which < 0) return gpurun::mpi::ReportWorld("MPI_Waitany", gpurun::mpi::FromGr(r, "grWaitany"));
+    if (which < 0) {
+      // A timeout: gpurun cancelled and freed every listed request.
+      MPI_Comm comm = MPI_COMM_WORLD;
+      for (int i = 0; i < count; ++i) {
+        if (reqs[i] == MPI_REQUEST_NULL) continue;
+        comm = CommOf(reqs[i]);
+        gpurun::mpi::Take(reqs[i]);
+        reqs[i] = MPI_REQUEST_NULL;
+      }
+      *index = MPI_UNDEFINED;
+      return gpurun::mpi::Report(comm, "MPI_Waitany", gpurun::mpi::FromGr(r, "grWaitany"));
+    }
     const MPI_Comm comm = CommOf(reqs[which]);
     std::unique_ptr<gpurun::mpi::RequestEntry> e = gpurun::mpi::Take(reqs[which]);
     reqs[which] = MPI_REQUEST_NULL;
@@ -397,6 +408,42 @@ int MPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[], 
 }
 
 int MPI_Waitsome(int incount, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  if (AllGr(incount, reqs)) {
+    // Point-to-point only: block in gpurun's wait (bounded by GPURUN_TIMEOUT),
+    // then take whatever else has completed too.
+    std::vector<int> active;
+    for (int i = 0; i < incount; ++i) {
+      if (reqs[i] != MPI_REQUEST_NULL) active.push_back(i);
+    }
+    int idx = MPI_UNDEFINED;
+    MPI_Status st = gpurun::mpi::EmptyStatus();
+    const int rc = MPI_Waitany(incount, reqs, &idx, &st);
+    if (idx == MPI_UNDEFINED && rc != MPI_SUCCESS) {
+      // Timed out: every active request was cancelled and freed.
+      for (size_t k = 0; k < active.size(); ++k) {
+        indices[k] = active[k];
+        if (statuses != MPI_STATUSES_IGNORE) {
+          statuses[k] = gpurun::mpi::EmptyStatus();
+          statuses[k].MPI_ERROR = rc;
+        }
+      }
+      *outcount = static_cast<int>(active.size());
+      return MPI_ERR_IN_STATUS;
+    }
+    if (idx == MPI_UNDEFINED) {
+      *outcount = MPI_UNDEFINED;
+      return rc;
+    }
+    st.MPI_ERROR = rc;
+    indices[0] = idx;
+    if (statuses != MPI_STATUSES_IGNORE) statuses[0] = st;
+    int more = 0;
+    const int rest = MPI_Testsome(incount, reqs, &more, indices + 1,
+                                  statuses != MPI_STATUSES_IGNORE ? statuses + 1 : MPI_STATUSES_IGNORE);
+    *outcount = 1 + (more == MPI_UNDEFINED ? 0 : more);
+    return rc != MPI_SUCCESS || rest != MPI_SUCCESS ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+  }
+  // Collectives among them: poll; their tasks end within GPURUN_TIMEOUT.
   int spins = 0;
   while (true) {
     const int rc = MPI_Testsome(incount, reqs, outcount, indices, statuses);

@@ -75,6 +75,22 @@ TEST(MpiSingleton, CancelAnUnmatchedReceive) {
   EXPECT_EQ(MPI_Cancel(&null_request), MPI_ERR_REQUEST);
 }
 
+TEST(MpiSingleton, WaitsOnAReceiveNoMessageMatchesTimeOut) {
+  int x = 0, out = -1, idx[2] = {-1, -1};
+  MPI_Request r[2];
+  MPI_Status st[2];
+  ASSERT_EQ(MPI_Irecv(&x, 1, MPI_INT, 0, 4242, MPI_COMM_WORLD, &r[0]), MPI_SUCCESS);
+  r[1] = MPI_REQUEST_NULL;
+  EXPECT_EQ(MPI_Waitsome(2, r, &out, idx, st), MPI_ERR_IN_STATUS);
+  EXPECT_EQ(out, 1);
+  EXPECT_EQ(idx[0], 0);
+  EXPECT_EQ(st[0].MPI_ERROR, MPI_ERR_TIMEOUT);
+  EXPECT_EQ(r[0], MPI_REQUEST_NULL);
+  ASSERT_EQ(MPI_Irecv(&x, 1, MPI_INT, 0, 4243, MPI_COMM_WORLD, &r[0]), MPI_SUCCESS);
+  EXPECT_EQ(MPI_Wait(&r[0], MPI_STATUS_IGNORE), MPI_ERR_TIMEOUT);
+  EXPECT_EQ(r[0], MPI_REQUEST_NULL);
+}
+
 TEST(MpiSingleton, NonblockingCollectivesAndCommunicators) {
   MPI_Comm dup;
   ASSERT_EQ(MPI_Comm_dup(MPI_COMM_WORLD, &dup), MPI_SUCCESS);
