@@ -206,6 +206,11 @@ void NetProxy::Stop() {
   const auto start = std::chrono::steady_clock::now();
   while (!SendsDrained()) {
     PassLocked();
+    // A peer the runtime knows dead (it died, or aborted) takes nothing more.
+    for (auto& m : fifos_) {
+      if (!m->fifo.send || m->fifo.failed.load() || m->done >= m->fifo.header.tail.load()) continue;
+      if (Status s = link_.CheckPeer(m->fifo.peer); !s.ok()) Fail(*m, s);
+    }
     const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - start;
     if (waited.count() > limit) {
       for (const auto& m : fifos_) {

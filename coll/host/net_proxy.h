@@ -33,10 +33,11 @@
 //
 // Failure: a send or receive that fails, or the endpoint of the FIFO's peer
 // failing, marks that FIFO failed with the error (naming the peer); the
-// executor's waits see it. Stop() (the destructor) ends the thread, then
-// sends what the executor published but the proxy had not yet sent (bounded
-// by GPURUN_TIMEOUT, skipping failed peers), cancels the posted receives and
-// closes UCX.
+// executor's waits see it. Stop() (the destructor, called by the thread
+// that runs the collectives) ends the thread, then sends what the executor
+// published but the proxy had not yet sent (bounded by GPURUN_TIMEOUT and 30
+// s, skipping peers that failed or that CommLink::CheckPeer reports dead),
+// cancels the posted receives and closes UCX.
 //
 // LL128 never runs on NET edges (ConnGroup refuses it): its readiness is a
 // flag per 128-byte line, which relies on lines landing whole and in order;
