@@ -130,6 +130,7 @@ Status ConnGroup::Setup(CommLink& link, int channel, NetProxy* proxy, bool all_n
   // proxy on each side; same-host incoming edges: our segment.
   auto is_net = [&](int peer) { return all_net || !link.SameHost(peer); };
   bool any_local_in = false;
+  int net_edges = 0;
   Status net_made = OkStatus();
   for (auto* edges : {&in, &out}) {
     for (Edge& e : *edges) {
@@ -147,6 +148,7 @@ Status ConnGroup::Setup(CommLink& link, int channel, NetProxy* proxy, bool all_n
         net_made = InternalError("a NET edge to " + link.DescribePeer(e.peer) + " without a NET proxy");
         continue;
       }
+      ++net_edges;
       const bool send = e.send != nullptr;
       const uint64_t id = NetProxy::EdgeId(group, e.code, send ? rank : e.peer);
       auto fifo = proxy->AddFifo(e.peer, send, id, buffer);
@@ -208,7 +210,7 @@ Status ConnGroup::Setup(CommLink& link, int channel, NetProxy* proxy, bool all_n
   GR_RETURN_IF_ERROR(AgreeOnSuccess(link, mapped, "map"));
   if (any_local_in) GR_RETURN_IF_ERROR(own_.Unlink());
   GR_LOG(Info, Coll) << "connectors ready: " << AlgoName(algo_) << "/" << ProtocolName(proto_) << " channel " << channel
-                     << ", " << in.size() << " in, " << out.size() << " out";
+                     << ", " << in.size() << " in, " << out.size() << " out, " << net_edges << " of them NET";
   return OkStatus();
 }
 
