@@ -14,13 +14,13 @@
 
 static int g_rank, g_size, g_failures;
 
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      printf("FAIL rank %d line %d: %s\n", g_rank, __LINE__, #cond);         \
-      fflush(stdout);                                                        \
-      ++g_failures;                                                          \
-    }                                                                        \
+#define CHECK(cond)                                                  \
+  do {                                                               \
+    if (!(cond)) {                                                   \
+      printf("FAIL rank %d line %d: %s\n", g_rank, __LINE__, #cond); \
+      fflush(stdout);                                                \
+      ++g_failures;                                                  \
+    }                                                                \
   } while (0)
 #define OK(call) CHECK((call) == MPI_SUCCESS)
 #define CUDA(call) CHECK((call) == cudaSuccess)
@@ -31,7 +31,9 @@ static void* Dev(size_t bytes) {
   return p;
 }
 
-static void Up(void* dev, const void* host, size_t bytes) { CUDA(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice)); }
+static void Up(void* dev, const void* host, size_t bytes) {
+  CUDA(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice));
+}
 static void Down(void* host, const void* dev, size_t bytes) {
   CUDA(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
 }
