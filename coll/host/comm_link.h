@@ -30,9 +30,9 @@ struct LinkRequest;
 // Tags on the internal context below kCollTagBase are the runtime's
 // (split/dup use 1, 2); kCollTagBase up to kCollExecutorTagBase - 1 belong to
 // the CommLink's own setup exchange and the point-to-point collectives
-// (runtime/comm.h lists them); the executor's cross-host connectors use tags
-// from kCollExecutorTagBase up, so no message of theirs can match another
-// collective's while ranks are one call apart.
+// (runtime/comm.h lists them); tags from kCollExecutorTagBase up stay
+// reserved for the executor (its cross-host edges used them before the NET
+// connectors, which travel on the NET proxy's own UCX worker instead).
 inline constexpr int kCollTagBase = 16;
 inline constexpr int kCollExecutorTagBase = 64;
 
