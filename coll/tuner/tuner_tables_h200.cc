@@ -49,6 +49,20 @@
 //                       (4 MiB allreduce on 8 and 32 channels: 116.8 and
 //                       36.1 us); the caps from 4-64 MiB on 128 channels.
 //                       16 KiB a channel: 64 channels at 1 MiB (13.6 us).
+//   tree allreduce      run 16 of 2026-11-30, `bench/tune/gpu_choice_check.sh
+//                       BIN allreduce 2 8 268435456 4` (GPURUN_ALGO=tree and
+//                       each protocol, 16 tree channels: the most the tree
+//                       makes). Two ranks: two steps (up, down), the hop
+//                       taken as the ring's for LL / LL128 and base the rest
+//                       of the flat time (LL 7.5, LL128 8.1 us at 8 B..2 KiB);
+//                       Simple's flat 12.5 us split as base 3.6 (the ring's)
+//                       + 2 x 4.45. Rates from (t - flat) at 8, 32 and 128 MiB
+//                       on 16 channels: LL 48, LL128 87-98, Simple 194-214
+//                       GB/s, over 16 for the per-channel figure. On two
+//                       ranks the tree never wins (the ring took 40.3 us at
+//                       8 MiB where the tree's best, Simple, took 55.8); the
+//                       depth-based hops for more ranks are not measured
+//                       (issue 9).
 #include "coll/tuner/gpu_model.h"
 
 namespace gpurun::coll {
@@ -79,10 +93,10 @@ constexpr Row kRows[] = {
     {Func::kReduce,        Algo::kRing,    Protocol::kSimple, 3.5, 2.2,  17.0, 360},
     {Func::kAllReduce,     Algo::kOneShot, Protocol::kLL,     5.0, 0.0, 160.0, 160},
     {Func::kAllReduce,     Algo::kRing,    Protocol::kLL128,  5.6, 1.6,   4.8, 260},
-    // Tree allreduce: PROVISIONAL, the ring's allreduce rows until measured.
-    {Func::kAllReduce,     Algo::kTree,    Protocol::kLL,     4.2, 1.6,   2.8, 147},
-    {Func::kAllReduce,     Algo::kTree,    Protocol::kSimple, 3.6, 6.8,   7.2, 300},
-    {Func::kAllReduce,     Algo::kTree,    Protocol::kLL128,  5.6, 1.6,   4.8, 260},
+    // Tree allreduce: run 16 (below).
+    {Func::kAllReduce,     Algo::kTree,    Protocol::kLL,     4.3, 1.6,   3.0,  48},
+    {Func::kAllReduce,     Algo::kTree,    Protocol::kSimple, 3.6, 4.45, 13.0, 214},
+    {Func::kAllReduce,     Algo::kTree,    Protocol::kLL128,  4.9, 1.6,   5.8,  95},
     {Func::kAllGather,     Algo::kRing,    Protocol::kLL128,  3.8, 1.6,   4.8, 235},
     {Func::kReduceScatter, Algo::kRing,    Protocol::kLL128,  4.8, 1.6,   4.8, 200},
     {Func::kBroadcast,     Algo::kRing,    Protocol::kLL128,  2.9, 1.6,   4.8, 330},
