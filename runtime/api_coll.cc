@@ -9,6 +9,7 @@
 #include "runtime/coll_args_quick.h"
 #include "runtime/comm_coll.h"
 #include "runtime/context.h"
+#include "runtime/group.h"
 
 namespace gpurun {
 namespace {
@@ -28,6 +29,13 @@ Status RunPlaced(grComm& comm, const coll::CollCall& call, grStream_t stream) {
 // is checked with the buffers (PlaceCollective), so it gets the host stream.
 template <typename Check>
 grResult_t RunChecked(const char* what, grComm_t comm, grStream_t stream, Check&& check) {
+  // Inside a group: checked now, run at grGroupEnd (group.h).
+  if (group::Active()) [[unlikely]] {
+    return RunCollective(what, comm, GR_STREAM_HOST, check, [stream](grComm& c, const coll::CollCall& call) {
+      group::AddCollective([&c, call, stream] { return RunPlaced(c, call, stream); });
+      return OkStatus();
+    });
+  }
   return RunCollective(what, comm, GR_STREAM_HOST, check,
                        [stream](grComm& c, const coll::CollCall& call) { return RunPlaced(c, call, stream); });
 }
@@ -42,7 +50,7 @@ grResult_t RunRingTree(const char* what, grComm_t comm, grStream_t stream, Quick
   Context* ctx = CurrentContext();
   coll::CollCall call;
   if (ctx != nullptr && comm != nullptr && stream == GR_STREAM_HOST && !DeviceMemoryPossible() && ctx->IsLive(comm) &&
-      quick(*comm, &call)) [[likely]] {
+      !group::Active() && quick(*comm, &call)) [[likely]] {
     const Status status = RunHostColl(*comm, call);
     if (status.ok()) [[likely]]
       return ToResult(status);
@@ -64,7 +72,12 @@ extern "C" grResult_t grBarrier(grComm_t comm, grStream_t stream) {
   return gpurun::RunCollective(
       "grBarrier", comm, GR_STREAM_HOST, [](Comm) -> gpurun::StatusOr<bool> { return true; },
       [stream](grComm& c, bool) {
-        return stream == GR_STREAM_HOST ? gpurun::Barrier(c) : gpurun::StreamBarrier(c, stream);
+        auto run = [&c, stream] {
+          return stream == GR_STREAM_HOST ? gpurun::Barrier(c) : gpurun::StreamBarrier(c, stream);
+        };
+        if (!gpurun::group::Active()) return run();
+        gpurun::group::AddCollective(run);
+        return gpurun::OkStatus();
       });
 }
 

@@ -8,6 +8,7 @@
 #include "runtime/coll_p2p.h"
 #include "runtime/coll_p2p_stream.h"
 #include "runtime/comm_coll.h"
+#include "runtime/group.h"
 
 namespace {
 
@@ -21,6 +22,8 @@ using Comm = const grComm&;
 template <typename Check, typename Run, typename RunStream>
 grResult_t RunP2p(const char* what, std::initializer_list<const void*> buffers, grComm_t comm, grStream_t stream,
                   Check&& check, Run run, RunStream run_stream) {
+  if (gpurun::group::Active()) [[unlikely]]
+    return gpurun::ToResult(gpurun::group::Refuse(what));
   return gpurun::RunCollective(what, comm, GR_STREAM_HOST, check, [&](grComm& c, const auto& call) -> gpurun::Status {
     gpurun::CommColl& cc = gpurun::CollOf(c);
     if (stream == GR_STREAM_HOST) return run(cc.link(), call, what);

@@ -14,6 +14,7 @@
 #include "runtime/buffer_place.h"
 #include "runtime/context.h"
 #include "runtime/global_context.h"
+#include "runtime/group.h"
 #include "runtime/last_error.h"
 #include "runtime/p2p_args.h"
 #include "runtime/p2p_stream.h"
@@ -104,9 +105,14 @@ Status Probe(int source, int tag, grComm_t comm, bool block, int* flag, grStatus
 
 using gpurun::ToResult;
 namespace p2p = gpurun::p2p;
+namespace group = gpurun::group;
 
 extern "C" grResult_t grSend(const void* buf, size_t count, grDataType_t type, int dest, int tag, grComm_t comm,
                              grStream_t stream) {
+  if (group::Active()) [[unlikely]] {
+    const group::P2pCall call{comm, true, const_cast<void*>(buf), count, type, dest, tag, GR_STATUS_IGNORE, stream};
+    return ToResult(group::AddP2p(call).WithContext("grSend"));
+  }
   if (stream != GR_STREAM_HOST) {
     return ToResult(gpurun::StreamSend(buf, count, type, dest, tag, comm, stream, "grSend").WithContext("grSend"));
   }
@@ -119,6 +125,10 @@ extern "C" grResult_t grSend(const void* buf, size_t count, grDataType_t type, i
 
 extern "C" grResult_t grRecv(void* buf, size_t count, grDataType_t type, int source, int tag, grComm_t comm,
                              grStatus_t* status, grStream_t stream) {
+  if (group::Active()) [[unlikely]] {
+    const group::P2pCall call{comm, false, buf, count, type, source, tag, status, stream};
+    return ToResult(group::AddP2p(call).WithContext("grRecv"));
+  }
   if (stream != GR_STREAM_HOST) {
     return ToResult(
         gpurun::StreamRecv(buf, count, type, source, tag, comm, status, stream, "grRecv").WithContext("grRecv"));
@@ -132,6 +142,8 @@ extern "C" grResult_t grRecv(void* buf, size_t count, grDataType_t type, int sou
 
 extern "C" grResult_t grIsend(const void* buf, size_t count, grDataType_t type, int dest, int tag, grComm_t comm,
                               grStream_t stream, grRequest_t* request) {
+  if (group::Active()) [[unlikely]]
+    return ToResult(group::Refuse("grIsend"));
   if (request == nullptr) return ToResult(gpurun::InvalidArgument("grIsend: request is null"));
   if (stream != GR_STREAM_HOST) {
     const gpurun::Status s = gpurun::StreamSend(buf, count, type, dest, tag, comm, stream, "grIsend");
@@ -150,6 +162,8 @@ extern "C" grResult_t grIsend(const void* buf, size_t count, grDataType_t type, 
 
 extern "C" grResult_t grIrecv(void* buf, size_t count, grDataType_t type, int source, int tag, grComm_t comm,
                               grStream_t stream, grRequest_t* request) {
+  if (group::Active()) [[unlikely]]
+    return ToResult(group::Refuse("grIrecv"));
   if (request == nullptr) return ToResult(gpurun::InvalidArgument("grIrecv: request is null"));
   if (stream != GR_STREAM_HOST) {
     const gpurun::Status s =
@@ -178,6 +192,14 @@ extern "C" grResult_t grIprobe(int source, int tag, grComm_t comm, int* flag, gr
 extern "C" grResult_t grSendrecv(const void* sendbuf, size_t sendcount, grDataType_t sendtype, int dest, int sendtag,
                                  void* recvbuf, size_t recvcount, grDataType_t recvtype, int source, int recvtag,
                                  grComm_t comm, grStatus_t* status, grStream_t stream) {
+  if (group::Active()) [[unlikely]] {
+    const group::P2pCall send{comm, true,    const_cast<void*>(sendbuf), sendcount, sendtype,
+                              dest, sendtag, GR_STATUS_IGNORE,           stream};
+    const group::P2pCall recv{comm, false, recvbuf, recvcount, recvtype, source, recvtag, status, stream};
+    gpurun::Status s = group::AddP2p(send);
+    if (s.ok()) s = group::AddP2p(recv);
+    return ToResult(s.WithContext("grSendrecv"));
+  }
   if (stream != GR_STREAM_HOST) {
     return ToResult(gpurun::StreamSendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                                            source, recvtag, comm, status, stream)

@@ -1,6 +1,8 @@
 // Stream-ordered point-to-point calls (p2p_stream.h).
 #include "runtime/p2p_stream.h"
 
+#include <string>
+
 #include "runtime/buffer_place.h"
 #include "runtime/comm_coll.h"
 #include "runtime/context.h"
@@ -89,6 +91,41 @@ Status StreamSendrecv(const void* sendbuf, size_t sendcount, grDataType_t sendty
   (void)device;
   (void)stream;
   (void)status;
+  return Unsupported("this build has no GPU path");
+#endif
+}
+
+Status StreamGroup(const std::vector<group::P2pCall>& calls) {
+  if (calls.empty()) return OkStatus();
+  GR_ASSIGN_OR_RETURN(grComm * c, CheckComm(calls.front().comm));
+#if GPURUN_HAVE_GPU_COLL
+  std::vector<coll::StreamSend> sends;
+  std::vector<coll::StreamRecv> recvs;
+  int device = -1;
+  for (const group::P2pCall& call : calls) {
+    const char* what = call.send ? "grSend" : "grRecv";
+    GR_ASSIGN_OR_RETURN(const int d,
+                        StreamDeviceOf({call.buf}, {call.send ? "the send buffer" : "the receive buffer"}));
+    if (device >= 0 && d != device) {
+      return InvalidUsage(std::string(what) + " in a group: its buffer is on GPU " + std::to_string(d) +
+                          ", another call's of the same stream on GPU " + std::to_string(device));
+    }
+    device = d;
+    if (call.send) {
+      GR_ASSIGN_OR_RETURN(const p2p::SendArgs args,
+                          MakeSendArgs(*c, call.buf, call.count, call.type, call.peer, call.tag, what));
+      sends.push_back(ToSend(args));
+    } else {
+      GR_ASSIGN_OR_RETURN(const p2p::RecvArgs args,
+                          MakeRecvArgs(*c, call.buf, call.count, call.type, call.peer, call.tag, what));
+      GR_ASSIGN_OR_RETURN(const coll::StreamRecv recv, ToRecv(args, call.status));
+      recvs.push_back(recv);
+    }
+  }
+  GR_ASSIGN_OR_RETURN(coll::StreamP2p * p, CollOf(*c).stream_p2p(device));
+  return p->RunGroup(sends, recvs, calls.front().stream);
+#else
+  (void)c;
   return Unsupported("this build has no GPU path");
 #endif
 }

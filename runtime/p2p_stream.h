@@ -8,8 +8,11 @@
 
 #include <cstddef>
 
+#include <vector>
+
 #include "gpurun/gpurun.h"
 #include "runtime/base/status.h"
+#include "runtime/group.h"
 
 namespace gpurun {
 
@@ -22,6 +25,10 @@ Status StreamRecv(void* buf, size_t count, grDataType_t type, int source, int ta
 Status StreamSendrecv(const void* sendbuf, size_t sendcount, grDataType_t sendtype, int dest, int sendtag,
                       void* recvbuf, size_t recvcount, grDataType_t recvtype, int source, int recvtag, grComm_t comm,
                       grStatus_t* status, grStream_t stream);
+
+// A group's stream-ordered sends and receives of one communicator and
+// stream (group.h), checked and run in one launch (StreamP2p::RunGroup).
+Status StreamGroup(const std::vector<group::P2pCall>& calls);
 
 }  // namespace gpurun
 

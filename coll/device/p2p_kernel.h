@@ -10,9 +10,11 @@ namespace gpurun::coll::dev {
 // Threads per block of the point-to-point kernel.
 inline constexpr int kP2pThreads = 512;
 
-// Launches send_channels + recv_channels blocks of the kernel on `stream` (a
-// cudaStream_t); returns the cudaError_t of the launch.
+// Launches launch.nblocks blocks of the kernel on `stream` (a
+// cudaStream_t); returns the cudaError_t of the launch. The group form
+// carries up to kMaxP2pGroupOps operations.
 int LaunchP2pKernel(const DevP2pLaunch& launch, void* stream);
+int LaunchP2pKernel(const DevP2pGroupLaunch& launch, void* stream);
 
 }  // namespace gpurun::coll::dev
 

@@ -77,33 +77,53 @@ inline constexpr uint32_t kDevResultUnfilled = 0xFFFFFFFFu;
 // Tag meaning "any tag" in DevP2pLaunch::recv_tag (GR_ANY_TAG).
 inline constexpr int32_t kDevAnyTag = -1;
 
-// One launch: a send to one peer, a receive from one peer, or both
-// (sendrecv). Blocks [0, send_channels) send, the next recv_channels receive.
-struct DevP2pLaunch {
-  const void* send_buf;
-  uint64_t send_bytes;
-  DevP2pSendChan* send_chans;  // device memory, send_channels entries
-  void* recv_buf;
-  uint64_t recv_room;          // bytes the receive may write
-  DevP2pRecvChan* recv_chans;  // device memory, recv_channels entries
-  DevP2pResult* result;        // host-mapped or null
-  DevError* error;             // host-mapped: a wait that failed
-  DevError* message_error;     // host-mapped: a truncated or mismatched message
-  const uint32_t* abort;       // host-mapped: nonzero ends every wait
-  uint64_t timeout_ns;         // 0: none
-  uint64_t buffer_bytes;       // FIFO bytes per channel
-  int32_t send_tag;
-  int32_t recv_tag;  // kDevAnyTag: any
-  int32_t send_channels;
-  int32_t recv_channels;
-  int32_t send_peer;  // communicator ranks, for error records
-  int32_t recv_peer;
+// Operations one launch holds at most: a call's send and receive (two), or a
+// group's point-to-point calls of one communicator and stream
+// (grGroupStart / grGroupEnd), which then progress together.
+inline constexpr int kMaxP2pCallOps = 2;
+inline constexpr int kMaxP2pGroupOps = 64;
+// Blocks a group's launch aims at: each operation gets its share (at least
+// one; a block runs channels j, j + blocks, ... of its operation in
+// ascending order, on both ends, so no two blocks wait on each other in a
+// cycle), few enough that every block is resident at once.
+inline constexpr int kP2pGroupBlocks = 128;
+
+// One send to or receive from one peer.
+struct DevP2pOp {
+  void* buf;             // send: the message (const); receive: where it goes
+  uint64_t bytes;        // send: the message's size; receive: the room
+  void* chans;           // device memory, `channels` DevP2pSendChan or DevP2pRecvChan
+  DevP2pResult* result;  // receive: host-mapped or null
+  int32_t tag;           // receive: kDevAnyTag for any
+  int32_t channels;      // the connection's channels
+  int32_t peer;          // communicator rank, for error records
+  int32_t sending;       // 1: a send, 0: a receive
+  int32_t first_block;   // the operation's blocks: [first_block, first_block + blocks)
+  int32_t blocks;
 };
+
+// One launch of N operations at most; blocks [ops[k].first_block, + blocks)
+// run operation k.
+template <int N>
+struct DevP2pLaunchN {
+  DevError* error;          // host-mapped: a wait that failed
+  DevError* message_error;  // host-mapped: a truncated or mismatched message
+  const uint32_t* abort;    // host-mapped: nonzero ends every wait
+  uint64_t timeout_ns;      // 0: none
+  uint64_t buffer_bytes;    // FIFO bytes per channel
+  int32_t nops;
+  int32_t nblocks;
+  DevP2pOp ops[N];
+};
+using DevP2pLaunch = DevP2pLaunchN<kMaxP2pCallOps>;
+using DevP2pGroupLaunch = DevP2pLaunchN<kMaxP2pGroupOps>;
 
 static_assert(std::is_trivially_copyable_v<DevP2pHeader> && sizeof(DevP2pHeader) == 16);
 static_assert(std::is_trivially_copyable_v<DevP2pSendChan>);
 static_assert(std::is_trivially_copyable_v<DevP2pRecvChan>);
 static_assert(std::is_trivially_copyable_v<DevP2pLaunch>);
+static_assert(std::is_trivially_copyable_v<DevP2pGroupLaunch>);
+static_assert(sizeof(DevP2pGroupLaunch) <= 32764, "a kernel parameter block is at most 32764 bytes");
 
 // The part of a `bytes`-byte message channel `c` of `nchannels` carries:
 // equal 16-byte-aligned parts in channel order (later channels may get less

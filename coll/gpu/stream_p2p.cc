@@ -4,8 +4,10 @@
 #include <cuda_runtime.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <vector>
 
 #include "coll/device/p2p_kernel.h"
 #include "p2p/cuda_ipc/copy_kernel.h"
@@ -214,74 +216,140 @@ Status StreamP2p::Run(const StreamSend* send, const StreamRecv* recv, void* stre
           "a stream-ordered message from this rank to itself needs the send and the receive in one grSendrecv (a "
           "send alone would wait for a receive queued behind it)");
     }
-    return RunSelf(*send, *recv, stream);
+    GR_RETURN_IF_ERROR(OrderAfterPrevious(stream));
+    GR_RETURN_IF_ERROR(RunSelf(*send, *recv, stream));
+    return MarkLast(stream);
   }
-  // Pair set-ups in ascending peer order, so no cycle of ranks waits on each
-  // other's set-up.
-  P2pConnection* to = nullptr;
-  P2pConnection* from = nullptr;
-  if (send != nullptr && recv != nullptr && recv->peer < send->peer) {
-    GR_ASSIGN_OR_RETURN(from, ConnectionTo(recv->peer));
-  }
-  if (send != nullptr) {
-    GR_ASSIGN_OR_RETURN(to, ConnectionTo(send->peer));
-  }
-  if (recv != nullptr && from == nullptr) {
-    GR_ASSIGN_OR_RETURN(from, ConnectionTo(recv->peer));
-  }
+  GR_RETURN_IF_ERROR(OrderAfterPrevious(stream));
   DevP2pLaunch l{};
-  l.error = error_;
-  l.message_error = message_error_;
-  l.abort = abort_;
-  l.timeout_ns = static_cast<uint64_t>(opt_.timeout_s * 1e9);
-  l.buffer_bytes = opt_.buffer_bytes;
-  if (send != nullptr) {
-    l.send_buf = send->buf;
-    l.send_bytes = send->bytes;
-    l.send_chans = to->send_chans();
-    l.send_tag = send->tag;
-    l.send_channels = to->nchannels();
-    l.send_peer = send->peer;
-  }
-  ResultSlot* slot = nullptr;
-  if (recv != nullptr) {
-    l.recv_buf = recv->buf;
-    l.recv_room = recv->room;
-    l.recv_chans = from->recv_chans();
-    l.recv_tag = recv->tag < 0 ? kDevAnyTag : recv->tag;
-    l.recv_channels = from->nchannels();
-    l.recv_peer = recv->peer;
-    if (recv->status != nullptr) {
-      GR_ASSIGN_OR_RETURN(slot, TakeResultSlot());
-      slot->status = recv->status;
-      slot->source = recv->peer;
-      slot->type_size = recv->type_size;
-      l.result = slot->result;
-    }
-  }
-  Status status = OrderAfterPrevious(stream);
-  if (status.ok()) {
-    status = cuda::FromCuda(static_cast<cudaError_t>(dev::LaunchP2pKernel(l, stream)),
-                            "launching the stream-ordered point-to-point kernel");
-  }
-  if (!status.ok()) {
-    if (slot != nullptr) slot->busy.store(false, std::memory_order_release);
-    return status;
-  }
-  if (slot != nullptr) GR_RETURN_IF_ERROR(EnqueueStatus(slot, stream));
+  GR_RETURN_IF_ERROR(Launch(std::span<const StreamSend>(send, send != nullptr ? 1 : 0),
+                            std::span<const StreamRecv>(recv, recv != nullptr ? 1 : 0), false, stream, &l));
   return MarkLast(stream);
 }
 
-Status StreamP2p::RunSelf(const StreamSend& send, const StreamRecv& recv, void* stream) {
+Status StreamP2p::RunGroup(std::span<const StreamSend> sends, std::span<const StreamRecv> recvs, void* stream) {
+  std::lock_guard<std::mutex> lock(mu_);
+  GR_RETURN_IF_ERROR(CheckErrors());
+  GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
+  // Messages to this rank itself pair up in order (the i-th send is the
+  // i-th receive's): copies, before the kernel.
+  const int me = link_.rank();
+  std::vector<StreamSend> to_peers, to_self;
+  std::vector<StreamRecv> from_peers, from_self;
+  for (const StreamSend& x : sends) (x.peer == me ? to_self : to_peers).push_back(x);
+  for (const StreamRecv& x : recvs) (x.peer == me ? from_self : from_peers).push_back(x);
+  if (to_self.size() != from_self.size()) {
+    return InvalidUsage("a group has " + std::to_string(to_self.size()) +
+                        " stream-ordered send(s) from this rank to itself but " + std::to_string(from_self.size()) +
+                        " receive(s): each needs its partner in the group");
+  }
+  if (to_peers.size() + from_peers.size() > static_cast<size_t>(kMaxP2pGroupOps)) {
+    return InvalidUsage("a group holds " + std::to_string(to_peers.size() + from_peers.size()) +
+                        " stream-ordered sends and receives with other ranks on one communicator and stream; at most " +
+                        std::to_string(kMaxP2pGroupOps) + " run together");
+  }
+  // Every self pair is checked before anything is enqueued.
+  for (size_t i = 0; i < to_self.size(); ++i) GR_RETURN_IF_ERROR(CheckSelf(to_self[i], from_self[i]));
+  GR_RETURN_IF_ERROR(OrderAfterPrevious(stream));
+  for (size_t i = 0; i < to_self.size(); ++i) GR_RETURN_IF_ERROR(RunSelf(to_self[i], from_self[i], stream));
+  if (!to_peers.empty() || !from_peers.empty()) {
+    auto l = std::make_unique<DevP2pGroupLaunch>();
+    GR_RETURN_IF_ERROR(Launch(to_peers, from_peers, true, stream, l.get()));
+  }
+  return MarkLast(stream);
+}
+
+// Connections to every peer (set up in ascending peer order, so no cycle of
+// ranks waits on each other's set-up), the operations, and one launch (the
+// caller ordered `stream` after the previous call). A call's send and
+// receive take a block per channel; a group's operations share
+// kP2pGroupBlocks (p2p_launch.h).
+template <typename L>
+Status StreamP2p::Launch(std::span<const StreamSend> sends, std::span<const StreamRecv> recvs, bool group, void* stream,
+                         L* l) {
+  std::vector<int> peers;
+  for (const StreamSend& x : sends) peers.push_back(x.peer);
+  for (const StreamRecv& x : recvs) peers.push_back(x.peer);
+  std::sort(peers.begin(), peers.end());
+  for (int peer : peers) GR_RETURN_IF_ERROR(ConnectionTo(peer).status());
+  l->error = error_;
+  l->message_error = message_error_;
+  l->abort = abort_;
+  l->timeout_ns = static_cast<uint64_t>(opt_.timeout_s * 1e9);
+  l->buffer_bytes = opt_.buffer_bytes;
+  const auto nops = static_cast<int>(sends.size() + recvs.size());
+  const int share = std::max(1, kP2pGroupBlocks / std::max(nops, 1));
+  std::vector<ResultSlot*> taken;
+  auto add = [&](DevP2pOp op) {
+    op.blocks = group ? std::min(op.channels, share) : op.channels;
+    op.first_block = l->nblocks;
+    l->nblocks += op.blocks;
+    l->ops[l->nops++] = op;
+  };
+  for (const StreamSend& x : sends) {
+    P2pConnection* c = connections_.at(x.peer).get();
+    DevP2pOp op{};
+    op.buf = const_cast<void*>(x.buf);
+    op.bytes = x.bytes;
+    op.chans = c->send_chans();
+    op.tag = x.tag;
+    op.channels = c->nchannels();
+    op.peer = x.peer;
+    op.sending = 1;
+    add(op);
+  }
+  Status status;
+  for (const StreamRecv& x : recvs) {
+    P2pConnection* c = connections_.at(x.peer).get();
+    DevP2pOp op{};
+    op.buf = x.buf;
+    op.bytes = x.room;
+    op.chans = c->recv_chans();
+    op.tag = x.tag < 0 ? kDevAnyTag : x.tag;
+    op.channels = c->nchannels();
+    op.peer = x.peer;
+    op.sending = 0;
+    if (x.status != nullptr) {
+      StatusOr<ResultSlot*> slot = TakeResultSlot();
+      if (!slot.ok()) {
+        status = slot.status();
+        break;
+      }
+      (*slot)->status = x.status;
+      (*slot)->source = x.peer;
+      (*slot)->type_size = x.type_size;
+      op.result = (*slot)->result;
+      taken.push_back(*slot);
+    }
+    add(op);
+  }
+  if (status.ok()) {
+    status = cuda::FromCuda(static_cast<cudaError_t>(dev::LaunchP2pKernel(*l, stream)),
+                            "launching the stream-ordered point-to-point kernel");
+  }
+  if (!status.ok()) {
+    for (ResultSlot* slot : taken) slot->busy.store(false, std::memory_order_release);
+    return status;
+  }
+  for (ResultSlot* slot : taken) GR_RETURN_IF_ERROR(EnqueueStatus(slot, stream));
+  return OkStatus();
+}
+
+Status StreamP2p::CheckSelf(const StreamSend& send, const StreamRecv& recv) {
   if (recv.tag >= 0 && recv.tag != send.tag) {
-    return InvalidUsage("a stream-ordered grSendrecv to this rank itself sends tag " + std::to_string(send.tag) +
-                        " but receives tag " + std::to_string(recv.tag));
+    return InvalidUsage("a stream-ordered message to this rank itself is sent with tag " + std::to_string(send.tag) +
+                        " but received with tag " + std::to_string(recv.tag));
   }
   if (send.bytes > recv.room) {
-    return Status(grTruncated, "a stream-ordered grSendrecv to this rank itself sends " + std::to_string(send.bytes) +
+    return Status(grTruncated, "a stream-ordered message to this rank itself sends " + std::to_string(send.bytes) +
                                    " bytes into room for " + std::to_string(recv.room) + " (nothing was moved)");
   }
-  GR_RETURN_IF_ERROR(OrderAfterPrevious(stream));
+  return OkStatus();
+}
+
+// A message to this rank itself (checked by CheckSelf), on `stream`.
+Status StreamP2p::RunSelf(const StreamSend& send, const StreamRecv& recv, void* stream) {
+  GR_RETURN_IF_ERROR(CheckSelf(send, recv));
   if (send.bytes > 0 && send.buf != recv.buf) {
     GR_CUDA_RETURN_IF_ERROR(
         cudaMemcpyAsync(recv.buf, send.buf, send.bytes, cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(stream)));
@@ -294,7 +362,7 @@ Status StreamP2p::RunSelf(const StreamSend& send, const StreamRecv& recv, void* 
     recv.status->bytes = send.bytes;
     recv.status->count = send.bytes / recv.type_size;
   }
-  return MarkLast(stream);
+  return OkStatus();
 }
 
 Status StreamP2p::CopyBeside(void* dst, const void* src, uint64_t bytes, void* stream) {

@@ -16,7 +16,8 @@
 // after the previous one, also across streams (an event links them), as
 // NCCL orders a communicator's operations. So a send then a receive of the
 // same pair on both ranks waits, as MPI's blocking send may: use grSendrecv,
-// which moves both in one kernel.
+// which moves both in one kernel, or a group (RunGroup), which moves any
+// number in one kernel.
 //
 // Errors found later (a wait that timed out after GPURUN_TIMEOUT or was
 // aborted, a truncated or mismatched message) are returned by the next
@@ -33,6 +34,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -105,6 +107,13 @@ class StreamP2p {
   // behind it).
   Status Run(const StreamSend* send, const StreamRecv* recv, void* stream);
 
+  // A group's sends and receives (grGroupStart / grGroupEnd) on `stream`:
+  // messages to this rank itself pair up in order and are copied, the rest
+  // run in one kernel, so they progress together in whatever order the
+  // peers listed theirs. At most kMaxP2pGroupOps with other ranks
+  // (InvalidUsage beyond).
+  Status RunGroup(std::span<const StreamSend> sends, std::span<const StreamRecv> recvs, void* stream);
+
   // A device-to-device copy that runs beside what is enqueued on `stream`
   // after it, until JoinCopies(stream): a stream of this object's waits for
   // `stream` (an event), copies, and JoinCopies makes `stream` wait for it
@@ -127,6 +136,9 @@ class StreamP2p {
   Status Init();
   Status CheckErrors();
   StatusOr<P2pConnection*> ConnectionTo(int peer);
+  template <typename L>
+  Status Launch(std::span<const StreamSend> sends, std::span<const StreamRecv> recvs, bool group, void* stream, L* l);
+  static Status CheckSelf(const StreamSend& send, const StreamRecv& recv);
   Status RunSelf(const StreamSend& send, const StreamRecv& recv, void* stream);
   Status OrderAfterPrevious(void* stream);
   Status MarkLast(void* stream);

@@ -379,6 +379,27 @@ grResult_t grScatter(const void* sendbuf, void* recvbuf, size_t count, grDataTyp
 grResult_t grScatterv(const void* sendbuf, const size_t* sendcounts, const size_t* displs, void* recvbuf,
                       size_t recvcount, grDataType_t type, int root, grComm_t comm, grStream_t stream);
 
+/**
+ * Groups (NCCL's ncclGroupStart / ncclGroupEnd). Between grGroupStart and
+ * the matching grGroupEnd (they nest; the outermost pair counts), the calling
+ * thread's grSend, grRecv, grSendrecv and ring/tree collectives (grBarrier,
+ * grBcast, grBroadcast, grReduce, grAllreduce, grAllgather,
+ * grReduceScatter) only check their communicator and are recorded; the
+ * outermost grGroupEnd runs them: first the collectives, in the order
+ * called; then the host (GR_STREAM_HOST) sends and receives, all started at
+ * once and completed together; then the stream-ordered ones, per
+ * communicator and stream in one kernel, so they progress together whatever
+ * order each rank listed them in (at most 64 with other ranks per
+ * communicator and stream). Their arguments are checked then, and the first
+ * error stops the group and is grGroupEnd's. Buffers and statuses must stay
+ * valid until grGroupEnd returns (a stream-ordered receive's status until
+ * its stream gets past it). Other calls that start operations (grIsend,
+ * grIrecv, the point-to-point collectives) are InvalidUsage inside a group,
+ * and the group then runs nothing: its grGroupEnd says why.
+ */
+grResult_t grGroupStart(void);
+grResult_t grGroupEnd(void);
+
 /** The library's version as GR_VERSION_CODE encodes it. */
 grResult_t grGetVersion(int* version);
 

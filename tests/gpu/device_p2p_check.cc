@@ -34,6 +34,9 @@
 //               the room) and mismatched (dropped) messages, and without a
 //               status by the next stream-ordered call
 //   stream-host host buffers with a stream are grUnsupported, post nothing
+//   group       grGroupStart/grGroupEnd: an all-to-all of 3 MiB messages
+//               (sends ascending, receives descending) and an allreduce in
+//               one group, host and device buffers; refusals
 //   pool        a send from cudaMallocAsync memory (CUDA IPC cannot export it)
 //               is grUnsupported without a stream, with a message saying so,
 //               and posts nothing; on a stream it arrives
@@ -112,7 +115,8 @@ int Main(int argc, char** argv) {
                 {"stream", Streams},
                 {"stream-errors", StreamErrors},
                 {"stream-host", HostBufferWithStream},
-                {"pool", Pool}};
+                {"pool", Pool},
+                {"group", Group}};
   for (const auto& phase : phases) {
     if (!only.empty() && only.find("," + std::string(phase.name) + ",") == std::string::npos) continue;
     g.phase = phase.name;

@@ -20,11 +20,14 @@ namespace {
 
 struct P2pCase {
   int ranks;
-  bool host_path;  // GPURUN_GPU_PATH=host: stream-ordered FIFOs in host shared memory
+  bool host_path;      // GPURUN_GPU_PATH=host: stream-ordered FIFOs in host shared memory
+  bool group = false;  // only the group phase, with FIFOs (2 x 256 KiB a pair) smaller than its messages
 };
 
 // What gtest prints for a case (its name, not its bytes).
-void PrintTo(const P2pCase& c, std::ostream* os) { *os << c.ranks << " ranks" << (c.host_path ? ", host path" : ""); }
+void PrintTo(const P2pCase& c, std::ostream* os) {
+  *os << c.ranks << " ranks" << (c.host_path ? ", host path" : "") << (c.group ? ", group" : "");
+}
 
 class DeviceP2p : public ::testing::TestWithParam<P2pCase> {
  protected:
@@ -40,12 +43,17 @@ TEST_P(DeviceP2p, ExactResults) {
   const P2pCase& c = GetParam();
   o.argv = {matrix::TestLauncher(bin), "-n", std::to_string(c.ranks), bin + "/device_p2p_check"};
   if (c.host_path) o.argv.push_back("--phases=stream,stream-errors,pool");
+  if (c.group) o.argv.push_back("--phases=group");
   // A hang fails after GPURUN_TIMEOUT instead of its default; no forced
   // algorithm of the caller's environment leaks into the job's collectives.
   o.env = {{"GPURUN_TIMEOUT", "120"},
            {"GPURUN_ALGO", ""},
            {"GPURUN_PROTO", ""},
            {"GPURUN_GPU_PATH", c.host_path ? "host" : "auto"}};
+  if (c.group) {
+    o.env.push_back({"GPURUN_P2P_NCHANNELS", "2"});
+    o.env.push_back({"GPURUN_P2P_BUFFSIZE", "262144"});
+  }
   o.limit = 600;
   std::string command;
   for (const std::string& a : o.argv) command += a + " ";
@@ -67,10 +75,11 @@ TEST_P(DeviceP2p, ExactResults) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, DeviceP2p,
-                         ::testing::Values(P2pCase{2, false}, P2pCase{4, false}, P2pCase{2, true}, P2pCase{4, true}),
+                         ::testing::Values(P2pCase{2, false}, P2pCase{4, false}, P2pCase{2, true}, P2pCase{4, true},
+                                           P2pCase{2, false, true}, P2pCase{3, false, true}, P2pCase{4, false, true}),
                          [](const ::testing::TestParamInfo<P2pCase>& info) {
                            return std::to_string(info.param.ranks) + "ranks" +
-                                  (info.param.host_path ? "_hostpath" : "");
+                                  (info.param.host_path ? "_hostpath" : "") + (info.param.group ? "_group" : "");
                          });
 
 }  // namespace

@@ -25,6 +25,10 @@ void StreamErrors();          // "stream-errors": refusals and late errors of st
 void HostBufferWithStream();  // "stream-host": host buffers with a stream
 void Pool();                  // "pool": cudaMallocAsync memory
 
+// ---- p2p_check_phases_group.cc ---------------------------------------------
+
+void Group();  // "group": grGroupStart / grGroupEnd all-to-all, host and device
+
 }  // namespace gpurun::p2p_check
 
 #endif  // GPURUN_TESTS_GPU_P2P_CHECK_PHASES_H_

@@ -9,7 +9,10 @@
 // the first and last rank) and tags with many requests outstanding; wildcard
 // receives keep each sender's order; truncation writes nothing past the
 // buffer; probe reports the size; split and dup communicators do not match
-// each other's messages. Every payload is a pattern checked byte by byte.
+// each other's messages; a group (grGroupStart/grGroupEnd) of blocking sends
+// to every rank listed before the receives from every rank, with an
+// allreduce between, completes, and calls that cannot join a group are
+// refused. Every payload is a pattern checked byte by byte.
 #include <signal.h>
 #include <unistd.h>
 
@@ -238,6 +241,56 @@ int KillPeer() {
 
 }  // namespace
 
+// Blocking sends of 2 MiB (past the eager size: each waits for its
+// receive) to every rank, itself too, in ascending order, an allreduce, and
+// the receives in descending order, all in one group: only completes when
+// grGroupEnd runs them together.
+void Groups() {
+  const size_t bytes = 2u << 20;
+  const int n = g_size;
+  std::vector<std::vector<uint8_t>> out(n), in(n);
+  std::vector<grStatus_t> status(n);
+  for (int p = 0; p < n; ++p) {
+    out[p].resize(bytes);
+    for (size_t i = 0; i < bytes; ++i) out[p][i] = PatternByte(7000 + g_rank * 64 + p, i);
+    in[p].assign(bytes, 0xA5);
+  }
+  const int mine = g_rank + 1;
+  int sum = 0;
+  CHECK(grGroupStart());
+  CHECK(grGroupStart());  // nested: only the outermost end runs the group
+  for (int p = 0; p < n; ++p) CHECK(grSend(out[p].data(), bytes, grUint8, p, 91, grCommWorld(), GR_STREAM_HOST));
+  CHECK(grGroupEnd());
+  CHECK(grAllreduce(&mine, &sum, 1, grInt32, grSum, grCommWorld(), GR_STREAM_HOST));
+  EXPECT(sum == 0);  // not run yet
+  for (int p = n - 1; p >= 0; --p) {
+    CHECK(grRecv(in[p].data(), bytes, grUint8, p, 91, grCommWorld(), &status[p], GR_STREAM_HOST));
+  }
+  CHECK(grGroupEnd());
+  EXPECT(sum == n * (n + 1) / 2);
+  for (int p = 0; p < n; ++p) {
+    EXPECT(status[p].source == p && status[p].tag == 91 && status[p].bytes == bytes);
+    for (size_t i = 0; i < bytes; ++i) EXPECT(in[p][i] == PatternByte(7000 + p * 64 + g_rank, i));
+  }
+  // Refused inside a group; the group then runs nothing and says so.
+  EXPECT(grGroupEnd() == grInvalidUsage);
+  grRequest_t req = GR_REQUEST_NULL;
+  CHECK(grGroupStart());
+  CHECK(grSend(out[0].data(), 1, grUint8, g_rank, 92, grCommWorld(), GR_STREAM_HOST));
+  EXPECT(grIsend(out[0].data(), 1, grUint8, g_rank, 92, grCommWorld(), GR_STREAM_HOST, &req) == grInvalidUsage);
+  EXPECT(req == GR_REQUEST_NULL);
+  EXPECT(grGroupEnd() == grInvalidUsage);
+  EXPECT(std::string(grGetLastErrorMessage()).find("ran nothing") != std::string::npos);
+  int flag = 1;
+  CHECK(grIprobe(g_rank, 92, grCommWorld(), &flag, GR_STATUS_IGNORE));
+  EXPECT(flag == 0);  // the send recorded before the refusal did not run
+  // An argument error is reported by grGroupEnd.
+  CHECK(grGroupStart());
+  CHECK(grSend(out[0].data(), 1, grUint8, g_size, 93, grCommWorld(), GR_STREAM_HOST));
+  EXPECT(grGroupEnd() == grInvalidArgument);
+  CHECK(grBarrier(grCommWorld(), GR_STREAM_HOST));
+}
+
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "all";
   CHECK(grInit(&argc, &argv));
@@ -251,6 +304,7 @@ int main(int argc, char** argv) {
   Truncation();
   ProbeSize();
   CommIsolation();
+  Groups();
   std::printf("p2p ok rank %d\n", g_rank);
   CHECK(grFinalize());
   return 0;

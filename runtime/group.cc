@@ -1,0 +1,144 @@
+// Groups (group.h).
+#include "runtime/group.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "p2p/engine.h"
+#include "p2p/request.h"
+#include "runtime/context.h"
+#include "runtime/global_context.h"
+#include "runtime/p2p_args.h"
+#include "runtime/p2p_stream.h"
+
+namespace gpurun::group {
+namespace {
+
+struct State {
+  int depth = 0;
+  std::vector<std::function<Status()>> collectives;
+  std::vector<P2pCall> p2p;
+  std::string spoiled;  // why End runs nothing ("" while the group is sound)
+};
+
+State& Mine() {
+  thread_local State state;
+  return state;
+}
+
+// Starts every host send and receive, then waits for all of them (also
+// after a start failed, for the ones already started).
+Status RunHostP2p(const std::vector<P2pCall>& calls) {
+  if (calls.empty()) return OkStatus();
+  p2p::Engine* engine = nullptr;
+  std::vector<p2p::Request*> requests;
+  std::vector<grStatus_t*> statuses;
+  Status started;
+  for (const P2pCall& c : calls) {
+    StatusOr<grComm*> comm = CheckComm(c.comm);
+    if (!comm.ok()) {
+      started = comm.status();
+      break;
+    }
+    p2p::Engine* mine = &(*comm)->context->engine();
+    if (engine != nullptr && mine != engine) {
+      started = InternalError("a group's host sends and receives belong to two point-to-point engines");
+      break;
+    }
+    engine = mine;
+    StatusOr<p2p::Request*> r = InvalidUsage("unreachable");
+    if (c.send) {
+      StatusOr<p2p::SendArgs> args = MakeSendArgs(**comm, c.buf, c.count, c.type, c.peer, c.tag, "grSend");
+      r = args.ok() ? engine->Isend(*args) : StatusOr<p2p::Request*>(args.status());
+    } else {
+      StatusOr<p2p::RecvArgs> args = MakeRecvArgs(**comm, c.buf, c.count, c.type, c.peer, c.tag, "grRecv");
+      r = args.ok() ? engine->Irecv(*args) : StatusOr<p2p::Request*>(args.status());
+    }
+    if (!r.ok()) {
+      started = r.status();
+      break;
+    }
+    requests.push_back(*r);
+    statuses.push_back(c.send ? GR_STATUS_IGNORE : c.status);
+  }
+  if (requests.empty()) return started;
+  std::vector<grStatus_t> filled(requests.size());
+  const Status waited = engine->WaitAll(requests, filled.data(), "grGroupEnd");
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (statuses[i] != GR_STATUS_IGNORE) *statuses[i] = filled[i];
+  }
+  return started.ok() ? waited : started;
+}
+
+// Per (communicator, stream), in order of first appearance, one launch.
+Status RunStreamP2p(const std::vector<P2pCall>& calls) {
+  std::vector<bool> done(calls.size(), false);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (done[i]) continue;
+    std::vector<P2pCall> batch;
+    for (size_t j = i; j < calls.size(); ++j) {
+      if (!done[j] && calls[j].comm == calls[i].comm && calls[j].stream == calls[i].stream) {
+        batch.push_back(calls[j]);
+        done[j] = true;
+      }
+    }
+    GR_RETURN_IF_ERROR(StreamGroup(batch));
+  }
+  return OkStatus();
+}
+
+Status Run(State& s) {
+  for (auto& run : s.collectives) GR_RETURN_IF_ERROR(run());
+  std::vector<P2pCall> host, stream;
+  for (const P2pCall& c : s.p2p) (c.stream == GR_STREAM_HOST ? host : stream).push_back(c);
+  GR_RETURN_IF_ERROR(RunHostP2p(host));
+  return RunStreamP2p(stream);
+}
+
+}  // namespace
+
+bool Active() { return Mine().depth > 0; }
+
+Status Start() {
+  State& s = Mine();
+  if (s.depth == 0) {
+    s.collectives.clear();
+    s.p2p.clear();
+    s.spoiled.clear();
+  }
+  ++s.depth;
+  return OkStatus();
+}
+
+Status End() {
+  State& s = Mine();
+  if (s.depth == 0) return InvalidUsage("grGroupEnd without a matching grGroupStart");
+  if (--s.depth > 0) return OkStatus();
+  State taken = std::move(s);
+  s = State{};
+  if (!taken.spoiled.empty()) {
+    return InvalidUsage("the group ran nothing: " + taken.spoiled);
+  }
+  return Run(taken);
+}
+
+Status AddP2p(const P2pCall& call) {
+  GR_RETURN_IF_ERROR(CheckComm(call.comm).status());
+  Mine().p2p.push_back(call);
+  return OkStatus();
+}
+
+void AddCollective(std::function<Status()> run) { Mine().collectives.push_back(std::move(run)); }
+
+Status Refuse(const char* what) {
+  State& s = Mine();
+  const std::string why = std::string(what) +
+                          " cannot be called inside a group (grGroupStart): a group holds grSend, grRecv, "
+                          "grSendrecv and the ring/tree collectives";
+  if (s.spoiled.empty()) s.spoiled = why;
+  return InvalidUsage(why);
+}
+
+}  // namespace gpurun::group
