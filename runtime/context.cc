@@ -121,16 +121,21 @@ StatusOr<grComm*> Context::AdoptComm(std::unique_ptr<grComm> comm) {
 
 Status Context::FreeComm(grComm* comm) {
   if (comm == &world_) return InvalidUsage("the world communicator cannot be freed");
-  std::lock_guard<std::mutex> lock(comms_mu_);
-  auto it = comms_.find(comm);
-  if (it == comms_.end()) return InvalidArgument("not a live communicator (freed already, or never created)");
-  GR_RETURN_IF_ERROR(engine_->RemoveContext(comm->context_id));
-  if (Status removed = engine_->RemoveContext(comm->internal_context_id); !removed.ok()) {
-    (void)engine_->AddContext(comm->context_id, comm->world_ranks);
-    return removed;
+  std::unique_ptr<grComm> owned;
+  {
+    std::lock_guard<std::mutex> lock(comms_mu_);
+    auto it = comms_.find(comm);
+    if (it == comms_.end()) return InvalidArgument("not a live communicator (freed already, or never created)");
+    // Refused (nothing changes) while the program's requests on it are pending.
+    GR_RETURN_IF_ERROR(engine_->RemoveContext(comm->context_id));
+    owned = std::move(it->second);
+    comms_.erase(it);
   }
-  comms_.erase(it);
-  return OkStatus();
+  // The collective state goes before the internal context: its teardown
+  // talks over it (the GPU path's barrier before its FIFOs are freed, which
+  // otherwise failed with "context N is not in use" and was skipped).
+  owned->coll.reset();
+  return engine_->RemoveContext(owned->internal_context_id);
 }
 
 uint32_t Context::next_context_id() const {
