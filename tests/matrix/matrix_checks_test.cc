@@ -192,7 +192,7 @@ TEST(ExpectRejected, TreeOnlyForAllreduceAndBarrier) {
   EXPECT_TRUE(ExpectRejected(Coll::kReduce, Algo::kOneShot, Proto::kSimple));
 }
 
-TEST(ExpectRejectedOnDevice, OnlyTheRingForTheGpuCollectives) {
+TEST(ExpectRejectedOnDevice, TheRingForEveryGpuCollectiveAndTheTreeForAllreduce) {
   for (Coll c :
        {Coll::kAllreduce, Coll::kBcast, Coll::kBroadcast, Coll::kReduce, Coll::kAllgather, Coll::kReducescatter}) {
     EXPECT_FALSE(ExpectRejectedOnDevice(c, Algo::kAuto, Proto::kAuto));
@@ -200,8 +200,13 @@ TEST(ExpectRejectedOnDevice, OnlyTheRingForTheGpuCollectives) {
     EXPECT_FALSE(ExpectRejectedOnDevice(c, Algo::kRing, Proto::kLL));
     EXPECT_FALSE(ExpectRejectedOnDevice(c, Algo::kAuto, Proto::kLL));
     EXPECT_FALSE(ExpectRejectedOnDevice(c, Algo::kRing, Proto::kLL128));
+    if (c == Coll::kAllreduce) continue;
     EXPECT_TRUE(ExpectRejectedOnDevice(c, Algo::kTree, Proto::kSimple));
     EXPECT_STREQ(RejectingVariableOnDevice(c, Algo::kTree, Proto::kSimple), "GPURUN_ALGO");
+  }
+  // Allreduce runs the tree over every protocol (coll/device/tree_kernel.cuh).
+  for (Proto p : {Proto::kAuto, Proto::kSimple, Proto::kLL, Proto::kLL128}) {
+    EXPECT_FALSE(ExpectRejectedOnDevice(Coll::kAllreduce, Algo::kTree, p));
   }
   // Allreduce also has oneshot/LL, and nothing else does.
   EXPECT_FALSE(ExpectRejectedOnDevice(Coll::kAllreduce, Algo::kOneShot, Proto::kLL));
