@@ -165,6 +165,7 @@ Status HostCollImpl::Execute(const CollCall& call, const TuneChoice& choice, con
   plan.count = call.count;
   plan.root_index = call.root;
   plan.nranks = link_.size();
+  plan.nnodes = all_net_ ? link_.size() : hosts_;
   plan.ring_index = link_.rank();
   plan.algo = choice.algo;
   plan.proto = choice.proto;

@@ -72,6 +72,27 @@ GR_HOST_DEVICE constexpr uint64_t ChunkBytes(Protocol proto, uint64_t buffer_byt
   return bytes / GrainBytes(proto) * GrainBytes(proto);
 }
 
+// NCCL's Tree + LL128 chunk adaptation (enqueue.cc, digest §5.5): a tree
+// allreduce over LL128 halves its chunk while each channel would get too few
+// chunks to keep the tree's pipeline busy. With ppn = nranks / nnodes and
+// nsteps = 1 + log2(nnodes) + 0.1 ppn: halve while bytes / (nchannels x
+// chunk) < nsteps x 64 / ppn and the chunk is above 128 KiB, then while it
+// is < nsteps x 16 / ppn and the chunk is above 32 KiB. `bytes` is the
+// call's (NCCL's nBytes), `chunk_bytes` the FIFO's LL128 chunk; the result
+// is not rounded to the grain.
+GR_HOST_DEVICE constexpr uint64_t TreeLL128ChunkBytes(uint64_t bytes, int nchannels, int nranks, int nnodes,
+                                                      uint64_t chunk_bytes) {
+  const double ppn = static_cast<double>(nranks) / static_cast<double>(nnodes < 1 ? 1 : nnodes);
+  int log2_nodes = 0;
+  for (int n = nnodes; n > 1; n >>= 1) ++log2_nodes;
+  const double nsteps = 1 + log2_nodes + 0.1 * ppn;
+  const auto channels = static_cast<uint64_t>(nchannels < 1 ? 1 : nchannels);
+  uint64_t chunk = chunk_bytes;
+  while (chunk > 131072 && static_cast<double>(bytes / (channels * chunk)) < nsteps * 64 / ppn) chunk /= 2;
+  while (chunk > 32768 && static_cast<double>(bytes / (channels * chunk)) < nsteps * 16 / ppn) chunk /= 2;
+  return chunk;
+}
+
 // The same in elements (elem_size in {1, 2, 4, 8, 16} divides every grain).
 GR_HOST_DEVICE constexpr uint64_t ChunkCount(Protocol proto, uint64_t buffer_bytes, int chunk_steps, int elem_size) {
   return ChunkBytes(proto, buffer_bytes, chunk_steps) / static_cast<uint64_t>(elem_size);

@@ -43,6 +43,16 @@ WorkDesc BaseWork(const PlanInput& in, int channel, Range part) {
     const uint64_t cap = Max(grain, in.max_chunk_bytes / grain * grain) / static_cast<uint64_t>(elem);
     w.chunk_count = Min(w.chunk_count, cap);
   }
+  // NCCL's Tree + LL128 chunk rule (chunking.h), from 3 ranks: with two the
+  // tree is one hop each way, nothing to pipeline, and smaller chunks only
+  // cost (2 x H200, run 19 of 2026-11-30: 2 MiB forced tree/LL128 took
+  // 35.4 us with the rule against 29.3 without, run 16).
+  if (in.algo == Algo::kTree && in.proto == Protocol::kLL128 && in.nranks > 2) {
+    const uint64_t grain = GrainBytes(in.proto);
+    const uint64_t bytes = TreeLL128ChunkBytes(in.count * static_cast<uint64_t>(elem), in.nchannels, in.nranks,
+                                               in.nnodes, w.chunk_count * static_cast<uint64_t>(elem));
+    w.chunk_count = Min(w.chunk_count, Max(grain, bytes / grain * grain) / static_cast<uint64_t>(elem));
+  }
   w.step_elems = StepDataBytes(in.proto, in.buffer_bytes) / static_cast<uint64_t>(elem);
   if (in.func == Func::kAllReduce && in.algo == Algo::kRing) {
     w.loops = RingAllReduceLoops(part.count, in.nranks, w.chunk_count);

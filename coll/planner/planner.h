@@ -33,6 +33,7 @@ struct PlanInput {
   uint64_t count = 0;  // as CollCall::count
   int root_index = 0;  // the root's ring position (broadcast, reduce)
   int nranks = 1;
+  int nnodes = 1;      // hosts the ranks are on (the Tree + LL128 chunk rule, chunking.h)
   int ring_index = 0;  // this rank's ring position
   Algo algo = Algo::kRing;
   Protocol proto = Protocol::kSimple;

@@ -169,5 +169,25 @@ TEST(ChunkingTest, OneChunkPerLoopTilesEveryBlock) {
   }
 }
 
+// NCCL's Tree + LL128 rule (digest §5.5), worked by hand.
+TEST(TreeLL128Chunk, HalvesUntilEachChannelHasEnoughChunks) {
+  // 2 ranks on one host: nsteps 1.2, thresholds 38.4 and 9.6 chunks. The
+  // GPU tree's 120 KiB chunk is below 128 KiB, so only the second rule
+  // applies: 1 MiB on 16 channels halves twice, to 30 KiB.
+  EXPECT_EQ(TreeLL128ChunkBytes(1 << 20, 16, 2, 1, 122880), 30720u);
+  // Enough chunks per channel (1 GiB / (16 x 120 KiB) = 546): unchanged.
+  EXPECT_EQ(TreeLL128ChunkBytes(uint64_t{1} << 30, 16, 2, 1, 122880), 122880u);
+  // NCCL's own 562.5 KiB chunk, 8 ranks on one host, 8 channels: nsteps
+  // 1.8, thresholds 14.4 and 3.6; 64 MiB has 14 chunks a channel, so one
+  // halving (29 chunks), and the second rule does not fire.
+  EXPECT_EQ(TreeLL128ChunkBytes(64 << 20, 8, 8, 1, 576000), 288000u);
+  // 16 ranks on 2 hosts: ppn 8, nsteps 2.8, thresholds 22.4 and 5.6; a tiny
+  // call halves to 72000 B by the first rule (the first size not above
+  // 128 KiB), then to 18000 B (the first not above 32 KiB).
+  EXPECT_EQ(TreeLL128ChunkBytes(4096, 8, 16, 2, 576000), 18000u);
+  // Never below the floors it halves from.
+  EXPECT_GE(TreeLL128ChunkBytes(1, 128, 2, 1, 32768), 32768u);
+}
+
 }  // namespace
 }  // namespace gpurun::coll

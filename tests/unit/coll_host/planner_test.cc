@@ -119,6 +119,25 @@ TEST(Planner, SmallCountsUseTheFirstChannelsOnly) {
   EXPECT_EQ(works[1].part_count, 4u);
 }
 
+// The Tree + LL128 chunk rule (chunking.h) on the GPU tree's 1 MiB LL128
+// FIFO (120 KiB chunks): from 3 ranks a 1 MiB allreduce on 16 channels
+// halves its chunk to 30 KiB; on 2 ranks it keeps the FIFO's chunk; large
+// calls keep it too.
+TEST(Planner, TreeLL128ChunksShrinkFromThreeRanks) {
+  WorkDesc works[kMaxWorks];
+  const auto chunk_bytes = [&](int nranks, uint64_t count) {
+    PlanInput in = Input(Func::kAllReduce, Algo::kTree, Protocol::kLL128, DataType::kFloat32, count, nranks, 16);
+    in.buffer_bytes = 1 << 20;
+    auto n = PlanCollective(in, works);
+    EXPECT_TRUE(n.ok() && *n > 0) << n.status().ToString();
+    return works[0].chunk_count * 4;
+  };
+  EXPECT_EQ(chunk_bytes(3, 1 << 18), 30720u);
+  EXPECT_EQ(chunk_bytes(4, 1 << 18), 30720u);
+  EXPECT_EQ(chunk_bytes(2, 1 << 18), 122880u);
+  EXPECT_EQ(chunk_bytes(3, 1 << 28), 122880u);
+}
+
 TEST(Planner, RefusesWhatDoesNotExist) {
   WorkDesc works[kMaxWorks];
   auto tree_ag = PlanCollective(Input(Func::kAllGather, Algo::kTree, Protocol::kLL, DataType::kInt8, 20, 4, 1), works);
