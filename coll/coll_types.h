@@ -20,10 +20,10 @@ inline constexpr int kNumFuncs = 5;
 // Algorithms. Tree and ring keep NCCL's values (NCCL_ALGO_TREE = 0,
 // NCCL_ALGO_RING = 1); from 2 on the values are gpurun's own (NCCL's CollNet,
 // NVLS-tree and PAT have no counterpart here). NVLS (NVLink SHARP multicast)
-// and the one-shot / two-shot direct algorithms for small messages are named
-// now so that GPURUN_ALGO and the tuner's tables can name them; their
-// schedules come later (PatternOf in patterns/step_counts.h covers tree and
-// ring only).
+// is named so that GPURUN_ALGO and the tuner's tables can name it; nothing
+// implements it. The one-shot / two-shot direct algorithms for small
+// allreduces have no pattern (PatternOf in patterns/step_counts.h covers
+// tree and ring); the cost models count their steps themselves.
 enum class Algo : uint8_t { kTree = 0, kRing = 1, kNvls = 2, kOneShot = 3, kTwoShot = 4 };
 inline constexpr int kNumAlgos = 5;
 

@@ -12,7 +12,7 @@
 # gpurun-tune --gpu (the same ChooseGpu over the same tables; RING_CHANNELS is
 # the ring's channel count on the machine, 128 on 2 x H200), the unforced
 # time, the fastest forced pair and its time, and unforced / fastest. A pair
-# the GPU path refuses at some size (one-shot above its limit) simply has no
+# the GPU path refuses at some size (one-shot and two-shot above their limit) simply has no
 # time there. Leaves every log in $OUT_DIR (default /tmp/choice).
 set -euo pipefail
 [ $# -ge 6 ] || { sed -n '2,16p' "$0"; exit 2; }
@@ -20,7 +20,7 @@ B=$1 FUNC=$2 N=$3 MIN=$4 MAX=$5 F=$6 CH=${7:-128}
 OUT_DIR=${OUT_DIR:-/tmp/choice}
 mkdir -p "$OUT_DIR"
 pairs="ring/ll ring/ll128 ring/simple"
-[ "$FUNC" = allreduce ] && pairs="$pairs tree/ll tree/ll128 tree/simple oneshot/ll"
+[ "$FUNC" = allreduce ] && pairs="$pairs tree/ll tree/ll128 tree/simple oneshot/ll twoshot/ll"
 
 # size -> out-of-place time (us) from a gpurun-bench log (nccl-tests columns).
 times() { awk '$1 ~ /^[0-9]+$/ && NF >= 12 { print $1, $6 }' "$1"; }

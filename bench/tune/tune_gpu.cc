@@ -1,7 +1,6 @@
 // gpurun-tune --gpu (tune_gpu.h).
 #include "bench/tune/tune_gpu.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -17,7 +16,7 @@ namespace {
 constexpr std::pair<Algo, Protocol> kColumns[] = {{Algo::kRing, Protocol::kLL},     {Algo::kRing, Protocol::kLL128},
                                                   {Algo::kRing, Protocol::kSimple}, {Algo::kTree, Protocol::kLL},
                                                   {Algo::kTree, Protocol::kLL128},  {Algo::kTree, Protocol::kSimple},
-                                                  {Algo::kOneShot, Protocol::kLL}};
+                                                  {Algo::kOneShot, Protocol::kLL},  {Algo::kTwoShot, Protocol::kLL}};
 
 }  // namespace
 
@@ -26,17 +25,18 @@ Status PrintGpuFunc(const GpuTuneOptions& options, const CollOverride& user, Fun
   in.func = func;
   in.nranks = options.nranks;
   in.max_channels = options.ring_channels;
-  const std::string limit = options.nranks > kMaxOneShotRanks
-                                ? "a one-shot allreduce takes at most " + std::to_string(kMaxOneShotRanks) + " ranks"
-                                : "";
+  const std::string limit = options.nranks > kMaxOneShotRanks ? "a one-shot or two-shot allreduce takes at most " +
+                                                                    std::to_string(kMaxOneShotRanks) + " ranks"
+                                                              : "";
   in.oneshot_limit = limit;
   in.oneshot_max_bytes = func == Func::kAllReduce && limit.empty() ? options.oneshot_bytes : 0;
   in.forced_channels = static_cast<int>(params::kNChannels.Get());
   // The GPU executor's rule (gpu_launch.cc): the tree takes the ring's
   // channels up to its own limit, for allreduce.
-  in.tree_max_channels = func == Func::kAllReduce ? std::min(in.max_channels, kMaxGpuTreeChannels) : 0;
+  in.tree_max_channels = func == Func::kAllReduce ? GpuTreeChannels(in.max_channels) : 0;
   std::printf(
-      "# GPU %s, %d ranks (one per GPU, one host), %d ring channels, %d tree channels, one-shot up to %llu B; "
+      "# GPU %s, %d ranks (one per GPU, one host), %d ring channels, %d tree channels, one-shot and two-shot up to "
+      "%llu B; "
       "GPURUN_ALGO='%s' "
       "GPURUN_PROTO='%s' GPURUN_NCHANNELS=%d%s\n",
       FuncName(func), in.nranks, in.max_channels, in.tree_max_channels,

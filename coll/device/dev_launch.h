@@ -74,9 +74,13 @@ struct DevTreeLinks {
 
 enum class DevErrorCode : uint32_t { kNone = 0, kTimeout = 1, kAborted = 2 };
 
-// DevError.channel of a wait of a direct algorithm (one-shot): `peer` names
-// the rank waited for, `step` the flag waited for.
+// DevError.channel of a wait of a direct algorithm (one-shot, two-shot):
+// `peer` names the rank waited for, `step` the flag waited for.
 inline constexpr uint32_t kDirectWaitChannel = 0xffffffffu;
+// DevError.sending of a direct algorithm's wait: what it waited for.
+inline constexpr uint32_t kOneShotWaitInput = 0;    // a peer's input (one-shot)
+inline constexpr uint32_t kTwoShotWaitInput = 1;    // a peer's input for this rank's part (two-shot)
+inline constexpr uint32_t kTwoShotWaitReduced = 2;  // a peer's reduced part (two-shot)
 // Set in DevError.channel by a wait of the tree algorithm: `peer` then names
 // the rank waited for (ring waits name none: `sending` says which neighbour).
 inline constexpr uint32_t kTreeWaitFlag = 0x80000000u;

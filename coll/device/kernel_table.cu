@@ -31,6 +31,14 @@ const void* OneShotKernel(DataType type, RedOp op) {
   return nullptr;
 }
 
+const void* TwoShotKernel(DataType type, RedOp op) {
+#define GR_KERNEL_CASE(T) \
+  if (type == DataType::T) return TwoShotKernelFor<DataType::T>(op);
+  GR_BUILT_DEVICE_TYPES(GR_KERNEL_CASE)
+#undef GR_KERNEL_CASE
+  return nullptr;
+}
+
 const char* BuiltDeviceTypes() { return GR_BUILT_DEVICE_TYPE_NAMES; }
 
 int LaunchRingKernel(const void* kernel, const DevLaunch& launch, int nthreads, void* stream) {

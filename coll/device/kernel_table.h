@@ -21,6 +21,9 @@ const void* RingKernelFor(RedOp op);
 template <DataType D>
 const void* OneShotKernelFor(RedOp op);
 
+template <DataType D>
+const void* TwoShotKernelFor(RedOp op);
+
 // Defined in the generated tree_kernels_<type>.cu.
 template <DataType D>
 const void* TreeKernelFor(RedOp op);
@@ -33,6 +36,9 @@ const void* RingKernel(DataType type, RedOp op);
 const void* TreeKernel(DataType type, RedOp op);
 // The one-shot allreduce kernel of (type, op) (oneshot_launch.h), or null.
 const void* OneShotKernel(DataType type, RedOp op);
+// The two-shot allreduce kernel of (type, op) (twoshot_kernel.cuh), or null;
+// launched as the one-shot kernel is (LaunchOneShotKernel).
+const void* TwoShotKernel(DataType type, RedOp op);
 
 // The built element types, comma separated (for error messages).
 const char* BuiltDeviceTypes();
@@ -41,7 +47,7 @@ const char* BuiltDeviceTypes();
 // `stream` (a cudaStream_t); returns the cudaError_t of the launch.
 int LaunchRingKernel(const void* kernel, const DevLaunch& launch, int nthreads, void* stream);
 
-// Launches a one-shot `kernel` with `blocks` blocks of kOneShotThreads.
+// Launches a one-shot or two-shot `kernel` with `blocks` blocks of kOneShotThreads.
 int LaunchOneShotKernel(const void* kernel, const DevOneShotLaunch& launch, int blocks, void* stream);
 
 }  // namespace gpurun::coll::dev

@@ -6,6 +6,7 @@
 #ifndef GPURUN_COLL_DEVICE_ONESHOT_KERNEL_CUH_
 #define GPURUN_COLL_DEVICE_ONESHOT_KERNEL_CUH_
 
+#include "coll/device/direct_call.cuh"
 #include "coll/device/ll_words.cuh"
 #include "coll/device/oneshot_launch.h"
 #include "coll/device/sync.cuh"
@@ -15,18 +16,12 @@ namespace gpurun::coll::dev {
 
 template <DataType D, typename Op>
 __global__ void __launch_bounds__(kOneShotThreads) OneShotKernel(const __grid_constant__ DevOneShotLaunch l) {
-  __shared__ uint64_t call_shared;
-  if (threadIdx.x == 0) call_shared = *reinterpret_cast<volatile uint64_t*>(l.calls);
-  __syncthreads();
-  const uint64_t call = call_shared;
-  const uint32_t flag = OneShotFlag(call);
-  const uint64_t parity_base = static_cast<uint64_t>(OneShotParity(call)) * static_cast<uint64_t>(l.nranks);
+  const DirectCall call = BeginDirectCall(l);
   const uint64_t lines = (l.bytes + kOneShotLineData - 1) / kOneShotLineData;
   const uint64_t first = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const uint64_t stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
   const auto* send = static_cast<const uint8_t*>(l.send);
   auto* recv = static_cast<uint8_t*>(l.recv);
-  const uint64_t my_slot = (parity_base + static_cast<uint64_t>(l.rank)) * l.slot_bytes;
 
   // Push: this rank's line i into its slot of every peer.
   for (uint64_t i = first; i < lines; i += stride) {
@@ -34,7 +29,7 @@ __global__ void __launch_bounds__(kOneShotThreads) OneShotKernel(const __grid_co
     const uint64_t v = LoadChunk(send + i * kOneShotLineData, n);
     for (int r = 0; r < l.nranks; ++r) {
       if (r == l.rank) continue;
-      reinterpret_cast<LLLine*>(l.peer_scratch[r] + my_slot)[i].write(v, flag);
+      DirectSlot(l.peer_scratch[r], l, call, l.rank)[i].write(v, call.flag);
     }
   }
   // Reduce: line i of every rank, in rank order.
@@ -47,9 +42,9 @@ __global__ void __launch_bounds__(kOneShotThreads) OneShotKernel(const __grid_co
       if (r == l.rank) {
         v = LoadChunk(send + i * kOneShotLineData, n);
       } else {
-        const auto* slot =
-            reinterpret_cast<const LLLine*>(l.scratch + (parity_base + static_cast<uint64_t>(r)) * l.slot_bytes);
-        if (!WaitLLLine(l, slot + i, flag, WaitWhat{kDirectWaitChannel, 0, static_cast<uint32_t>(r)}, &v)) {
+        const LLLine* slot = DirectSlot(const_cast<uint8_t*>(l.scratch), l, call, r);
+        if (!WaitLLLine(l, slot + i, call.flag,
+                        WaitWhat{kDirectWaitChannel, kOneShotWaitInput, static_cast<uint32_t>(r)}, &v)) {
           ok = false;
           break;
         }
@@ -60,15 +55,7 @@ __global__ void __launch_bounds__(kOneShotThreads) OneShotKernel(const __grid_co
     if (l.divisor != 0) acc = DivideWord<D>(acc, l.divisor);
     StoreChunk(recv + i * kOneShotLineData, acc, n);
   }
-  // The last block to finish advances the call count for the next launch.
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    if (atomicAdd(l.blocks_done, 1u) == gridDim.x - 1) {
-      *l.blocks_done = 0;
-      *l.calls = call + 1;
-    }
-  }
+  EndDirectCall(l, call);
 }
 
 }  // namespace gpurun::coll::dev

@@ -13,7 +13,10 @@
 // slot of call e in call e + 2 only: having finished call e + 1 it has the
 // receiver's input of e + 1, which the receiver sent after it finished
 // reading call e (its calls run one after another). Stale lines of e carry
-// another flag than e + 2's.
+// another flag than e + 2's. The two-shot allreduce (twoshot_kernel.cuh)
+// shares the scratch, the counter and the flags: in its calls too every
+// rank receives a line from every other (twoshot_layout.h), so the rule
+// holds across calls of either kind.
 #ifndef GPURUN_COLL_DEVICE_ONESHOT_LAUNCH_H_
 #define GPURUN_COLL_DEVICE_ONESHOT_LAUNCH_H_
 

@@ -2,13 +2,13 @@
 // executor. Each call is validated by runtime/ first; GpuColl plans it with
 // the GPU tuner (coll/tuner/gpu_tuner.h: ring with LL, LL128 or Simple; for
 // allreduce also the double binary tree with the same protocols, or
-// one-shot for small calls), plans a ring or tree call with the shared
-// planner, launches one kernel of the kernel table (coll/device) with one
-// block per channel (per channel and tree) on the caller's stream, and, for
-// a null stream, waits for it. One-shot pushes LL lines to every peer
-// (oneshot_peers.h). Its ring connectors (ring_connectors.h), tree
-// connectors (tree_connectors.h) and one-shot scratch are made collectively
-// by the first call that needs them.
+// one-shot / two-shot for small calls), plans a ring or tree call with the
+// shared planner, launches one kernel of the kernel table (coll/device) with
+// one block per channel (per channel and tree) on the caller's stream, and,
+// for a null stream, waits for it. One-shot and two-shot push LL lines into
+// the peers' scratch (oneshot_peers.h). Its ring connectors
+// (ring_connectors.h), tree connectors (tree_connectors.h) and direct
+// scratch are made collectively by the first call that needs them.
 //
 // Streams: a non-null stream (a cudaStream_t) makes the call stream-ordered:
 // it returns once the kernel is enqueued, as NCCL does. A null stream keeps
@@ -67,8 +67,9 @@ struct GpuCollOptions {
   // take 600 MiB per rank with 128 channels; a call that needs LL128's
   // bandwidth (1-16 MiB) spreads over enough channels to fill these.
   uint64_t ll128_buffer_bytes = 1 << 20;
-  // GPURUN_GPU_ONESHOT_BYTES: allreduce calls up to this size run one-shot
-  // (oneshot_peers.h) on 2..8 ranks of one host; 0: never.
+  // GPURUN_GPU_ONESHOT_BYTES: allreduce calls up to this size may run
+  // one-shot or two-shot (oneshot_peers.h; the two share the scratch) on
+  // 2..8 ranks of one host; 0: never.
   // GPURUN_GPU_ONESHOT_BLOCKS: most blocks of a one-shot launch (one per
   // 4 KiB below that). On 2xH200 NV18 (run 7 of 2026-11-30, GPURUN_ALGO=
   // allreduce:oneshot gpurun-bench allreduce --device cuda --compare nccl
@@ -115,9 +116,9 @@ class GpuColl {
   enum class Choice { kOverride, kFree };
 
   // InvalidUsage when GPURUN_ALGO / GPURUN_PROTO exclude every pair the GPU
-  // path has for `func` — ring/Simple, and oneshot/LL for allreduce (checked
-  // first by every call, also with one rank or count 0, as the host executor
-  // does).
+  // path has for `func` — ring with each protocol, and for allreduce also
+  // the tree's, oneshot/LL and twoshot/LL (checked first by every call, also
+  // with one rank or count 0, as the host executor does).
   Status CheckOverride(Func func) const;
   Status CheckBroken() const;
   Status CheckDeviceError();
@@ -127,11 +128,13 @@ class GpuColl {
   // The tuner's (algorithm, protocol, channels); a forced choice that
   // cannot be honoured is InvalidUsage saying why.
   StatusOr<TuneChoice> Choose(const CollCall& call, Choice choice) const;
-  // Why this communicator cannot run one-shot at all ("" when it can).
+  // Why this communicator cannot run one-shot or two-shot at all ("" when
+  // it can).
   std::string OneShotLimit() const;
   // A ring or tree call (choice.algo), planned and launched.
   Status LaunchPlanned(const CollCall& call, void* stream, const TuneChoice& choice);
-  Status LaunchOneShot(const CollCall& call, void* stream);
+  // A one-shot or two-shot call (`algo`) over the direct scratch.
+  Status LaunchDirect(const CollCall& call, void* stream, Algo algo);
   Status WaitDone();
 
   CommLink& link_;
@@ -142,7 +145,7 @@ class GpuColl {
   std::unique_ptr<TreeConnectors> tree_;
   std::unique_ptr<OneShotPeers> oneshot_;
   std::string oneshot_limit_;        // OneShotLimit(), from Init
-  uint64_t oneshot_max_bytes_ = 0;   // largest one-shot call: opt_.oneshot_bytes, or 0 with a limit
+  uint64_t oneshot_max_bytes_ = 0;   // largest one-shot / two-shot call: opt_.oneshot_bytes, or 0 with a limit
   int forced_channels_ = 0;          // GPURUN_NCHANNELS, read at Init; 0: the tuner's
   DevError* error_ = nullptr;        // host-mapped
   uint32_t* abort_ = nullptr;        // host-mapped

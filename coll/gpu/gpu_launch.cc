@@ -1,14 +1,14 @@
 // GpuColl::Launch: the GPU override check, the tuner's choice (gpu_tuner.h),
 // the plan (ring or tree; LL, LL128 or Simple) and one kernel launch with a
-// block per work, or the one-shot launch (gpu_coll.h).
+// block per work, or the one-shot / two-shot launch (gpu_coll.h).
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <array>
 #include <string>
 
 #include "coll/device/kernel_table.h"
 #include "coll/gpu/gpu_coll.h"
+#include "coll/gpu/tree_layout.h"
 #include "coll/int_math.h"
 #include "coll/planner/planner.h"
 #include "p2p/cuda_ipc/cuda_status.h"
@@ -16,6 +16,8 @@
 
 namespace gpurun::coll {
 namespace {
+
+bool IsDirect(Algo algo) { return algo == Algo::kOneShot || algo == Algo::kTwoShot; }
 
 // Each channel's part is cut into chunks small enough for about this many
 // loops (a ring step can only start once the previous rank's slice of the
@@ -38,21 +40,25 @@ Status GpuColl::CheckOverride(Func func) const {
       return OkStatus();
     if (func == Func::kAllReduce && override_.Allowed(func, Algo::kTree, p)) return OkStatus();
   }
-  if (func == Func::kAllReduce && override_.Allowed(func, Algo::kOneShot, Protocol::kLL)) return OkStatus();
-  return InvalidUsage(std::string("GPURUN_ALGO / GPURUN_PROTO exclude ring/simple, ring/ll, ring/ll128") +
-                      (func == Func::kAllReduce ? ", tree/simple, tree/ll, tree/ll128 and oneshot/ll" : "") + " for " +
-                      FuncName(func) + ", everything the GPU path has for it so far");
+  if (func == Func::kAllReduce && (override_.Allowed(func, Algo::kOneShot, Protocol::kLL) ||
+                                   override_.Allowed(func, Algo::kTwoShot, Protocol::kLL))) {
+    return OkStatus();
+  }
+  return InvalidUsage(
+      std::string("GPURUN_ALGO / GPURUN_PROTO exclude ring/simple, ring/ll, ring/ll128") +
+      (func == Func::kAllReduce ? ", tree/simple, tree/ll, tree/ll128, oneshot/ll and twoshot/ll" : "") + " for " +
+      FuncName(func) + ", everything the GPU path has for it so far");
 }
 
 std::string GpuColl::OneShotLimit() const {
   const int n = link_.size();
   if (n > kMaxOneShotRanks) {
-    return "a one-shot allreduce takes at most " + std::to_string(kMaxOneShotRanks) + " ranks (this communicator has " +
-           std::to_string(n) + ")";
+    return "a one-shot or two-shot allreduce takes at most " + std::to_string(kMaxOneShotRanks) +
+           " ranks (this communicator has " + std::to_string(n) + ")";
   }
   for (int peer = 0; peer < n; ++peer) {
     if (!link_.SameHost(peer)) {
-      return "a one-shot allreduce needs every rank on one host; " + link_.DescribePeer(peer) + " is not";
+      return "a one-shot or two-shot allreduce needs every rank on one host; " + link_.DescribePeer(peer) + " is not";
     }
   }
   return "";
@@ -75,8 +81,7 @@ StatusOr<TuneChoice> GpuColl::Choose(const CollCall& call, Choice choice) const 
   // The tree takes the ring's channels up to its own limit and, until it
   // exists, the ring's LL128 verdict (chosen again once it does).
   if (call.func == Func::kAllReduce) {
-    in.tree_max_channels =
-        tree_ != nullptr ? tree_->nchannels() : std::min(in.max_channels, TreeConnectors::kMaxChannels);
+    in.tree_max_channels = tree_ != nullptr ? tree_->nchannels() : GpuTreeChannels(in.max_channels);
     in.tree_ll128_limit = tree_ != nullptr ? std::string_view(tree_->ll128_limit()) : in.ll128_limit;
   }
   return ChooseGpu(in, override_, choice == Choice::kOverride);
@@ -84,14 +89,14 @@ StatusOr<TuneChoice> GpuColl::Choose(const CollCall& call, Choice choice) const 
 
 Status GpuColl::Launch(const CollCall& call, void* stream, Choice choice) {
   GR_ASSIGN_OR_RETURN(TuneChoice c, Choose(call, choice));
-  if (c.algo == Algo::kOneShot) return LaunchOneShot(call, stream);
+  if (IsDirect(c.algo)) return LaunchDirect(call, stream, c.algo);
   if (ring_ == nullptr) {
     GR_ASSIGN_OR_RETURN(ring_, RingConnectors::Create(link_, device_, opt_.max_channels, opt_.buffer_bytes,
                                                       opt_.ll_buffer_bytes, opt_.ll128_buffer_bytes));
     // Choose again with what the ring has (its channels, whether LL128 is
     // safe); every rank makes the same ring, so the same choice.
     GR_ASSIGN_OR_RETURN(c, Choose(call, choice));
-    if (c.algo == Algo::kOneShot) return LaunchOneShot(call, stream);
+    if (IsDirect(c.algo)) return LaunchDirect(call, stream, c.algo);
   }
   if (c.algo == Algo::kTree && tree_ == nullptr) {
     GR_ASSIGN_OR_RETURN(tree_, TreeConnectors::Create(link_, device_, *ring_));
@@ -101,8 +106,9 @@ Status GpuColl::Launch(const CollCall& call, void* stream, Choice choice) {
   return LaunchPlanned(call, stream, c);
 }
 
-Status GpuColl::LaunchOneShot(const CollCall& call, void* stream) {
-  const void* kernel = dev::OneShotKernel(call.type, call.op);
+Status GpuColl::LaunchDirect(const CollCall& call, void* stream, Algo algo) {
+  const void* kernel =
+      algo == Algo::kTwoShot ? dev::TwoShotKernel(call.type, call.op) : dev::OneShotKernel(call.type, call.op);
   if (kernel == nullptr) return NoKernels(call.type);
   if (oneshot_ == nullptr) {
     GR_ASSIGN_OR_RETURN(oneshot_, OneShotPeers::Create(link_, device_, opt_.oneshot_bytes));

@@ -41,7 +41,10 @@ Status GpuColl::CheckDeviceError() {
            std::to_string(e.channel & ~kTreeWaitFlag) + " (step " + std::to_string(e.step) + ", counter at " +
            std::to_string(e.value) + ")";
   } else if (e.channel == kDirectWaitChannel) {
-    what = "for data from " + link_.DescribePeer(static_cast<int>(e.peer)) + " in a one-shot allreduce (flag " +
+    const char* kind = e.sending == kTwoShotWaitInput     ? "its input for this rank's part in a two-shot allreduce"
+                       : e.sending == kTwoShotWaitReduced ? "its reduced part in a two-shot allreduce"
+                                                          : "its input in a one-shot allreduce";
+    what = "for " + link_.DescribePeer(static_cast<int>(e.peer)) + " to send " + kind + " (flag " +
            std::to_string(e.step) + ", a line held flag " + std::to_string(e.value) + ")";
   } else {
     const int peer = ring_ == nullptr ? 0 : e.sending != 0 ? ring_->next() : ring_->prev();

@@ -1,4 +1,4 @@
-// The one-shot allreduce's scratch buffers (oneshot_peers.h).
+// The one-shot and two-shot allreduce's scratch buffers (oneshot_peers.h).
 #include "coll/gpu/oneshot_peers.h"
 
 #include <cuda_runtime.h>
@@ -6,7 +6,9 @@
 #include <cstring>
 #include <string>
 
+#include "coll/device/twoshot_layout.h"
 #include "coll/host/conn_group.h"
+#include "coll/int_math.h"
 #include "p2p/cuda_ipc/cuda_status.h"
 #include "runtime/base/log.h"
 
@@ -31,11 +33,13 @@ StatusOr<std::unique_ptr<OneShotPeers>> OneShotPeers::Create(CommLink& link, int
   p->rank_ = link.rank();
   p->nranks_ = link.size();
   p->max_bytes_ = max_bytes;
-  p->slot_bytes_ = OneShotSlotBytes(max_bytes);
+  // A two-shot call's slots also hold its empty parts' tokens.
+  const uint64_t lines = DivUp(max_bytes, kOneShotLineData);
+  p->slot_bytes_ = Max(OneShotSlotBytes(max_bytes), TwoShotSlotLines(lines, p->nranks_) * sizeof(LLLine));
   GR_RETURN_IF_ERROR(p->Exchange(link));
   const Counters zero{};
   GR_ASSIGN_OR_RETURN(p->counters_, cuda::UploadToDevice(device, &zero, sizeof(zero)));
-  GR_LOG(Info, Coll) << "GPU one-shot allreduce ready: GPU " << device << ", calls up to " << max_bytes
+  GR_LOG(Info, Coll) << "GPU one-shot / two-shot allreduce ready: GPU " << device << ", calls up to " << max_bytes
                      << " B, scratch of " << 2 * p->slot_bytes_ * static_cast<uint64_t>(p->nranks_) << " B in "
                      << PeerPathName(p->mine_->path());
   return p;

@@ -1,6 +1,7 @@
-// OneShotPeers: the scratch buffers of a communicator's one-shot allreduce
-// on device buffers (coll/device/oneshot_launch.h). Each rank holds one
-// buffer of 2 x nranks slots of LL lines, for calls of up to max_bytes; every
+// OneShotPeers: the scratch buffers of a communicator's one-shot and
+// two-shot allreduce on device buffers (coll/device/oneshot_launch.h,
+// twoshot_layout.h). Each rank holds one buffer of 2 x nranks slots of LL
+// lines, for calls of up to max_bytes (two-shot tokens included); every
 // rank maps every other rank's buffer and writes its slot there. The buffer
 // is device memory shared through CUDA IPC or, when some peer's GPU has no
 // peer access to this one (or GPURUN_GPU_PATH=host), host shared memory

@@ -27,7 +27,7 @@ StatusOr<std::unique_ptr<TreeConnectors>> TreeConnectors::Create(CommLink& link,
   t->device_ = device;
   t->nranks_ = link.size();
   t->position_ = ring.position();
-  t->nchannels_ = std::min(ring.nchannels(), kMaxChannels);
+  t->nchannels_ = GpuTreeChannels(ring.nchannels());
   t->buffer_bytes_ = std::min(ring.buffer_bytes(), kMaxSimpleBytes);
   t->ll_buffer_bytes_ = ring.ll_buffer_bytes();
   t->ll128_buffer_bytes_ = ring.ll128_buffer_bytes();

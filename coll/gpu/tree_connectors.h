@@ -31,8 +31,6 @@ namespace gpurun::coll {
 
 class TreeConnectors {
  public:
-  // Most channels of the tree (tree_layout.h).
-  static constexpr int kMaxChannels = kMaxGpuTreeChannels;
   // The tree's Simple FIFO: at most this (the ring's size when smaller).
   static constexpr uint64_t kMaxSimpleBytes = 1 << 20;
 

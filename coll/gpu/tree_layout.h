@@ -24,6 +24,12 @@ namespace gpurun::coll {
 // up to 6), so the tree takes fewer channels than the ring.
 inline constexpr int kMaxGpuTreeChannels = 16;
 
+// The tree's channels on a ring of `ring_channels`: as many, up to the
+// limit above (the executor and gpurun-tune --gpu both ask here).
+constexpr int GpuTreeChannels(int ring_channels) {
+  return ring_channels < kMaxGpuTreeChannels ? ring_channels : kMaxGpuTreeChannels;
+}
+
 inline constexpr int kTreeRoles = 1 + kTreeMaxChildren;
 inline constexpr int kTreeMaxSlots = kNumDoubleTrees * kTreeRoles;
 inline constexpr uint64_t kTreeCounterStride = 256;

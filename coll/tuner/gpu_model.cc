@@ -37,7 +37,9 @@ double PredictGpu(const GpuTunerTables& tables, Func func, Algo algo, Protocol p
   if (!tables.implemented[f][a][p]) return -1;
   if (nranks <= 1) return tables.base_us[f][a][p];
   const int depth = algo == Algo::kTree ? std::max(TreeDepth(nranks, 0), TreeDepth(nranks, 1)) : 0;
-  const int steps = algo == Algo::kOneShot ? 1 : AlgorithmSteps(PatternOf(func, algo), nranks, depth);
+  const int steps = algo == Algo::kOneShot   ? 1
+                    : algo == Algo::kTwoShot ? 2
+                                             : AlgorithmSteps(PatternOf(func, algo), nranks, depth);
   const double busbw = std::min(std::max(nchannels, 1) * tables.channel_gbps[f][a][p], tables.max_gbps[f][a][p]);
   return tables.base_us[f][a][p] + steps * tables.hop_us[f][a][p] +
          static_cast<double>(bytes) * BusFactor(func, algo, nranks) / (1000 * busbw);

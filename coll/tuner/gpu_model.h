@@ -5,10 +5,12 @@
 //   time = base[f][a][p] + steps * hop[f][a][p] + bytes * factor / (1000 * busbw)
 //   steps  ring: AlgorithmSteps (step_counts.h): 2(n-1) for allreduce, n-1
 //          otherwise; tree allreduce: twice the deeper tree's depth (up,
-//          then down); oneshot: 1 (each rank pushes to all peers at once).
+//          then down); oneshot: 1 (each rank pushes to all peers at once);
+//          twoshot: 2 (parts to their owners, reduced parts to all).
 //   factor nccl-tests' busbw factor (nccl_anchor.md §2.4): allreduce
 //          2(n-1)/n, allgather / reducescatter (n-1)/n, broadcast / reduce 1;
-//          oneshot n-1 (every rank's whole input crosses to every peer).
+//          oneshot n-1 (every rank's whole input crosses to every peer);
+//          twoshot allreduce's 2(n-1)/n.
 //   busbw  min(channels * channel_gbps[f][a][p], max_gbps[f][a][p]) GB/s.
 // Every constant is per (function, algorithm, protocol), as issue 6 asks
 // and as the measurements demand: a ring broadcast moves a Simple chunk in

@@ -18,7 +18,7 @@ struct Candidate {
 constexpr Candidate kCandidates[] = {{Algo::kRing, Protocol::kSimple}, {Algo::kRing, Protocol::kLL128},
                                      {Algo::kRing, Protocol::kLL},     {Algo::kTree, Protocol::kSimple},
                                      {Algo::kTree, Protocol::kLL128},  {Algo::kTree, Protocol::kLL},
-                                     {Algo::kOneShot, Protocol::kLL}};
+                                     {Algo::kOneShot, Protocol::kLL},  {Algo::kTwoShot, Protocol::kLL}};
 constexpr int kNumCandidates = sizeof(kCandidates) / sizeof(kCandidates[0]);
 
 std::string Has(const GpuTuneInput& in) {
@@ -28,8 +28,8 @@ std::string Has(const GpuTuneInput& in) {
   text += "; tree with ll, simple";
   text += in.tree_ll128_limit.empty() ? ", ll128" : " (not ll128: " + std::string(in.tree_ll128_limit) + ")";
   text += " on up to " + std::to_string(in.tree_max_channels) + " channels";
-  if (!in.oneshot_limit.empty()) return text + "; not oneshot: " + std::string(in.oneshot_limit);
-  return text + "; oneshot with ll up to GPURUN_GPU_ONESHOT_BYTES=" + std::to_string(in.oneshot_max_bytes) +
+  if (!in.oneshot_limit.empty()) return text + "; not oneshot or twoshot: " + std::string(in.oneshot_limit);
+  return text + "; oneshot and twoshot with ll up to GPURUN_GPU_ONESHOT_BYTES=" + std::to_string(in.oneshot_max_bytes) +
          " B (this call: " + std::to_string(in.bytes) + " B)";
 }
 
@@ -63,7 +63,7 @@ double PredictGpuCandidate(const GpuTuneInput& in, Algo algo, Protocol proto, in
   } else if (proto == Protocol::kLL128 && !in.ll128_limit.empty()) {
     return -1;
   }
-  if (algo == Algo::kOneShot) {
+  if (algo == Algo::kOneShot || algo == Algo::kTwoShot) {
     if (!in.oneshot_limit.empty() || in.bytes > in.oneshot_max_bytes) return -1;
     *nchannels = 1;
   } else if (algo == Algo::kTree) {

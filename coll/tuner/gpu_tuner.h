@@ -3,10 +3,11 @@
 // NVLink tables, among what the GPU path implements (ring with LL, LL128
 // and Simple for every function, LL128 only where the ring says it is safe;
 // for allreduce the double binary tree with the same three protocols, and
-// one-shot with LL when the communicator allows it and the call is small
-// enough) and what GPURUN_ALGO / GPURUN_PROTO leave. GPURUN_NCHANNELS forces the ring's
-// channel count (at most the ring's channels; the one-shot kernel sizes its
-// own grid, GPURUN_GPU_ONESHOT_BLOCKS). Each choice is logged at INFO under
+// one-shot and two-shot with LL when the communicator allows them and the
+// call is small enough) and what GPURUN_ALGO / GPURUN_PROTO leave.
+// GPURUN_NCHANNELS forces the ring's channel count (at most the ring's
+// channels; the one-shot and two-shot kernels size their own grid,
+// GPURUN_GPU_ONESHOT_BLOCKS). Each choice is logged at INFO under
 // GPURUN_DEBUG_SUBSYS=TUNING, every candidate at TRACE.
 #ifndef GPURUN_COLL_TUNER_GPU_TUNER_H_
 #define GPURUN_COLL_TUNER_GPU_TUNER_H_
@@ -26,8 +27,8 @@ struct GpuTuneInput {
   uint64_t bytes = 0;  // NCCL's nBytes, as TuneInput::bytes
   int nranks = 2;
   int max_channels = 1;               // the ring's channels
-  uint64_t oneshot_max_bytes = 0;     // largest one-shot allreduce; 0: none
-  std::string_view oneshot_limit;     // why one-shot is out for the communicator ("" when it is not)
+  uint64_t oneshot_max_bytes = 0;     // largest one-shot or two-shot allreduce; 0: none
+  std::string_view oneshot_limit;     // why both are out for the communicator ("" when they are not)
   std::string_view ll128_limit;       // why LL128 is out on this ring ("" when it is safe)
   int tree_max_channels = 0;          // the tree's channels (allreduce); 0: no tree
   std::string_view tree_ll128_limit;  // why LL128 is out on the tree ("" when it is safe)

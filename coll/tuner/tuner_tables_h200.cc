@@ -63,6 +63,19 @@
 //                       8 MiB where the tree's best, Simple, took 55.8); the
 //                       depth-based hops for more ranks are not measured
 //                       (issue 9).
+//   two-shot allreduce  run 19 of 2026-11-30, `bench/tune/gpu_choice_check.sh
+//                       BIN allreduce 2 8 4194304 4` (GPURUN_ALGO=twoshot
+//                       beside oneshot): flat 5.65-5.8 us to 32 KiB where
+//                       one-shot took 4.6-4.9, so with one-shot's single
+//                       step b + h = 4.7 and two-shot's b + 2h = 5.7: hop
+//                       1.0, base 3.7. Rate from (t - flat) at 512 KiB and
+//                       2 MiB (8.62 / 19.86 us, factor 1 on two ranks):
+//                       180 / 148 GB/s, so 150. On two ranks it moves the
+//                       same bytes as one-shot with one more hop and never
+//                       wins (one-shot 17.69 us at 2 MiB); with more ranks
+//                       it moves 2/n of one-shot's (not measured: the lent
+//                       machines have two GPUs, and two ranks sharing a GPU
+//                       time-slice, 2250 us a call; issue 9).
 #include "coll/tuner/gpu_model.h"
 
 namespace gpurun::coll {
@@ -92,6 +105,8 @@ constexpr Row kRows[] = {
     {Func::kBroadcast,     Algo::kRing,    Protocol::kSimple, 3.7, 2.2,  17.0, 360},
     {Func::kReduce,        Algo::kRing,    Protocol::kSimple, 3.5, 2.2,  17.0, 360},
     {Func::kAllReduce,     Algo::kOneShot, Protocol::kLL,     5.0, 0.0, 160.0, 160},
+    // Two-shot: run 19 (below).
+    {Func::kAllReduce,     Algo::kTwoShot, Protocol::kLL,     3.7, 1.0, 150.0, 150},
     {Func::kAllReduce,     Algo::kRing,    Protocol::kLL128,  5.6, 1.6,   4.8, 260},
     // Tree allreduce: run 16 (below).
     {Func::kAllReduce,     Algo::kTree,    Protocol::kLL,     4.3, 1.6,   3.0,  48},

@@ -89,14 +89,16 @@ const IntParam kGpuNChannels("GPURUN_GPU_NCHANNELS", 0, 0, 128,
                              "fewer.");
 
 const SizeParam kGpuOneShotBytes("GPURUN_GPU_ONESHOT_BYTES", "4M", 0, int64_t{16} << 20,
-                                 "Allreduce calls on device buffers up to this size run one-shot (every rank pushes "
-                                 "its input to every peer in LL lines and reduces all of them) on 2..8 ranks of one "
-                                 "host, larger ones ring; also the size of each rank's one-shot scratch slots "
-                                 "(2 x ranks x twice this). 0: never one-shot.");
+                                 "Allreduce calls on device buffers up to this size may run one-shot (every rank "
+                                 "pushes its input to every peer in LL lines and reduces all of them) or two-shot "
+                                 "(each rank reduces one part and pushes it to all) on 2..8 ranks of one host, as the "
+                                 "tuner chooses; also the size of each rank's scratch slots for both (2 x ranks x "
+                                 "twice this). 0: never one-shot or two-shot.");
 
-const IntParam kGpuOneShotBlocks("GPURUN_GPU_ONESHOT_BLOCKS", 128, 1, 1024,
-                                 "Most thread blocks (of 512 threads) of a one-shot allreduce launch; smaller calls "
-                                 "use one per 4 KiB (coll/gpu/gpu_coll.h says why 128).");
+const IntParam kGpuOneShotBlocks(
+    "GPURUN_GPU_ONESHOT_BLOCKS", 128, 1, 1024,
+    "Most thread blocks (of 512 threads) of a one-shot or two-shot allreduce launch; smaller calls "
+    "use one per 4 KiB (coll/gpu/gpu_coll.h says why 128).");
 
 const IntParam kGpuNThreads("GPURUN_GPU_NTHREADS", 256, 64, 512,
                             "Threads per block of the GPU collective kernels (a multiple of 32; the kernels are "

@@ -18,6 +18,9 @@
 //  - P2pVariants: the same under forced algorithms and protocols, which they
 //    have none of: never rejected;
 //  - Others: the barrier, which may answer grUnsupported (null stream only);
+//  - OneShot, TwoShot: allreduce on the direct algorithms, forced, 2 and 4
+//    (two-shot also 3) ranks, both stream modes, over CUDA IPC and host
+//    memory, and both kinds taking turns (TwoShot mixed);
 //  - RingLL, RingLL128: the ring collectives over LL / LL128, forced, 2 and
 //    4 ranks, both stream modes, over CUDA IPC (and host memory for LL), up
 //    to 4 MiB + 7 B;
@@ -25,7 +28,8 @@
 //    forced, 2, 3 and 4 ranks, both stream modes, over CUDA IPC (and host
 //    memory for LL and Simple), and on a reordered ring (tree positions are
 //    ring positions);
-//  - Graph: the ring collectives captured into CUDA graphs and replayed;
+//  - Graph: the ring collectives captured into CUDA graphs and replayed, and
+//    allreduce forced onto the tree and onto two-shot;
 //  - HostPath: the ring collectives with their FIFOs in host shared memory
 //    (GPURUN_GPU_PATH=host), 2 and 4 ranks, stream, small and large slices;
 //  - RingOrder: the ring collectives on a ring ordered 1,0 / 3,1,0,2
@@ -112,19 +116,30 @@ std::vector<GpuCase> VariantCases() {
   return cases;
 }
 
-// The one-shot allreduce, forced (GPURUN_ALGO=oneshot GPURUN_PROTO=ll):
-// every type and op, sizes up to 262147 elements (2 MiB of doubles, within
-// the default GPURUN_GPU_ONESHOT_BYTES), misaligned buffers, on 2 and 4
-// ranks, null and stream, over CUDA IPC and through host memory.
-std::vector<GpuCase> OneShotCases() {
+// The direct allreduce algorithms, forced (GPURUN_ALGO=oneshot or twoshot,
+// GPURUN_PROTO=ll): every type and op, sizes up to 262147 elements (2 MiB of
+// doubles, within the default GPURUN_GPU_ONESHOT_BYTES), misaligned
+// buffers, on 2 and 4 ranks, null and stream, over CUDA IPC and through
+// host memory. Two-shot also on 3 ranks (parts of unequal length; with
+// fewer lines than ranks, empty parts and their tokens), and "mixed":
+// GPURUN_ALGO=oneshot,twoshot on 4 ranks, where the tuner takes one-shot
+// for the small sizes and two-shot for the large (gpu_tuner_test checks
+// that premise), so calls of both kinds take turns over the scratch they
+// share.
+std::vector<GpuCase> DirectCases(Algo algo) {
+  const bool two = algo == Algo::kTwoShot;
+  std::vector<std::string> wheres = {"", "_hostpath"};
+  if (two) wheres.push_back("_mixed");
   std::vector<GpuCase> cases;
-  for (bool host : {false, true}) {
-    for (int ranks : {2, 4}) {
+  for (const std::string& where : wheres) {
+    const bool host = where == "_hostpath";
+    const bool mixed = where == "_mixed";
+    for (int ranks : {2, 3, 4}) {
       for (bool stream : {false, true}) {
-        if (host && !stream) continue;
+        if ((ranks == 3 && !two) || ((host || mixed) && !stream) || (mixed && ranks != 4)) continue;
         GpuCase g;
-        g.variant = {Algo::kOneShot, Proto::kLL};
-        g.name = ModeName(ranks, stream) + (host ? "_hostpath" : "");
+        g.variant = {mixed ? Algo::kAuto : algo, Proto::kLL};
+        g.name = ModeName(ranks, stream) + where;
         g.ranks = ranks;
         g.stream = stream;
         g.colls = {Coll::kAllreduce};
@@ -132,6 +147,7 @@ std::vector<GpuCase> OneShotCases() {
                    "--inplace=out,in"};
         g.limit_s = 300;
         if (host) g.env = {{"GPURUN_GPU_PATH", "host"}};
+        if (mixed) g.env = {{"GPURUN_ALGO", "oneshot,twoshot"}};
         cases.push_back(g);
       }
     }
@@ -239,6 +255,26 @@ std::vector<GpuCase> GraphCases() {
     g.limit_s = 600;
     cases.push_back(g);
   }
+  // Allreduce forced onto the tree (its protocol the tuner's) and onto
+  // two-shot, captured and replayed the same way: the tree's step counters
+  // and the direct algorithms' call counter live on the device, so a replay
+  // continues where the last call left them.
+  for (const Algo algo : {Algo::kTree, Algo::kTwoShot}) {
+    GpuCase g;
+    g.variant = {algo, algo == Algo::kTwoShot ? Proto::kLL : Proto::kAuto};
+    g.name = std::string("4ranks_stream_graph_") + matrix::AlgoName(algo);
+    g.ranks = 4;
+    g.stream = true;
+    g.colls = {Coll::kAllreduce};
+    g.slice = {"--types=int8,half,float,double",
+               "--ops=all",
+               "--sizes=0,1,7,1023,4099,65541,262147",
+               "--offsets=0,12",
+               "--inplace=out,in",
+               "--graph"};
+    g.limit_s = 300;
+    cases.push_back(g);
+  }
   return cases;
 }
 
@@ -330,7 +366,8 @@ INSTANTIATE_TEST_SUITE_P(Variants, CollMatrixGpu, ::testing::ValuesIn(VariantCas
 INSTANTIATE_TEST_SUITE_P(P2p, CollMatrixGpu, ::testing::ValuesIn(P2pCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(P2pVariants, CollMatrixGpu, ::testing::ValuesIn(P2pVariantCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(Others, CollMatrixGpu, ::testing::ValuesIn(OtherCases()), CaseName);
-INSTANTIATE_TEST_SUITE_P(OneShot, CollMatrixGpu, ::testing::ValuesIn(OneShotCases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(OneShot, CollMatrixGpu, ::testing::ValuesIn(DirectCases(Algo::kOneShot)), CaseName);
+INSTANTIATE_TEST_SUITE_P(TwoShot, CollMatrixGpu, ::testing::ValuesIn(DirectCases(Algo::kTwoShot)), CaseName);
 INSTANTIATE_TEST_SUITE_P(RingLL, CollMatrixGpu, ::testing::ValuesIn(RingProtoCases(Proto::kLL)), CaseName);
 INSTANTIATE_TEST_SUITE_P(RingLL128, CollMatrixGpu, ::testing::ValuesIn(RingProtoCases(Proto::kLL128)), CaseName);
 INSTANTIATE_TEST_SUITE_P(TreeLL, CollMatrixGpu, ::testing::ValuesIn(TreeCases(Proto::kLL)), CaseName);

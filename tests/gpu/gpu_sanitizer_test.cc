@@ -5,8 +5,9 @@
 // every rank is a sanitizer that starts coll_matrix). memcheck finds
 // out-of-bounds and misaligned device accesses and hardware exceptions,
 // racecheck shared-memory hazards in the kernels (the ring collectives', on
-// their automatic choice and forced onto LL, and
-// the stream point-to-point kernel's under alltoall, gather, scatter). Besides the matrix's own
+// their automatic choice and forced onto LL and LL128; the tree's and the
+// two-shot allreduce's, forced; the stream point-to-point kernel's under
+// alltoall, gather, scatter). Besides the matrix's own
 // checks, each rank's sanitizer must report "ERROR SUMMARY: 0 errors".
 // Skipped, saying why, without a CUDA device or without compute-sanitizer.
 #include <gtest/gtest.h>
@@ -72,6 +73,19 @@ std::vector<GpuCase> SanitizerCases() {
       t.limit_s = 600;
       cases.push_back(t);
     }
+  }
+  // Allreduce two-shot (GPURUN_ALGO=twoshot) on 3 ranks: parts of unequal
+  // length, and with 1 element fewer lines than ranks (empty parts' tokens).
+  for (const char* tool : {"memcheck", "racecheck"}) {
+    GpuCase t;
+    t.tool = tool;
+    t.ranks = 3;
+    t.variant = {matrix::Algo::kTwoShot, matrix::Proto::kLL};
+    t.name = std::string(tool) + "_3ranks_null_" + matrix::VariantName(t.variant);
+    t.colls = {Coll::kAllreduce};
+    t.slice = {"--types=int8,float", "--ops=sum", "--sizes=1,4099,65541", "--offsets=4", "--inplace=out,in"};
+    t.limit_s = 600;
+    cases.push_back(t);
   }
   // The point-to-point collectives on a stream: the stream p2p kernel's
   // FIFOs and the own-block copy beside it (1 MiB and up).

@@ -137,7 +137,7 @@ TEST_F(DeviceCall, PointToPointCollectivesMustRunExactly) {
               return grSuccess;
             }),
             1u);
-  for (Algo a : {Algo::kRing, Algo::kTree, Algo::kOneShot}) {
+  for (Algo a : {Algo::kRing, Algo::kTree, Algo::kOneShot, Algo::kTwoShot}) {
     for (Proto p : {Proto::kLL, Proto::kLL128, Proto::kSimple}) {
       c_.algo = a;
       c_.proto = p;

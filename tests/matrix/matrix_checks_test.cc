@@ -190,6 +190,11 @@ TEST(ExpectRejected, TreeOnlyForAllreduceAndBarrier) {
   EXPECT_FALSE(ExpectRejected(Coll::kAlltoall, Algo::kTree, Proto::kSimple));
   EXPECT_FALSE(ExpectRejected(Coll::kAllreduce, Algo::kOneShot, Proto::kLL128));
   EXPECT_TRUE(ExpectRejected(Coll::kReduce, Algo::kOneShot, Proto::kSimple));
+  // The host engine has no two-shot: refused wherever an algorithm is chosen.
+  EXPECT_TRUE(ExpectRejected(Coll::kAllreduce, Algo::kTwoShot, Proto::kLL));
+  EXPECT_TRUE(ExpectRejected(Coll::kBarrier, Algo::kTwoShot, Proto::kAuto));
+  EXPECT_STREQ(RejectingVariable(Coll::kAllreduce, Algo::kTwoShot, Proto::kLL), "GPURUN_ALGO");
+  EXPECT_FALSE(ExpectRejected(Coll::kAlltoall, Algo::kTwoShot, Proto::kLL));
 }
 
 TEST(ExpectRejectedOnDevice, TheRingForEveryGpuCollectiveAndTheTreeForAllreduce) {
@@ -208,7 +213,15 @@ TEST(ExpectRejectedOnDevice, TheRingForEveryGpuCollectiveAndTheTreeForAllreduce)
   for (Proto p : {Proto::kAuto, Proto::kSimple, Proto::kLL, Proto::kLL128}) {
     EXPECT_FALSE(ExpectRejectedOnDevice(Coll::kAllreduce, Algo::kTree, p));
   }
-  // Allreduce also has oneshot/LL, and nothing else does.
+  // Allreduce also has oneshot/LL and twoshot/LL, and nothing else does.
+  for (Algo direct : {Algo::kOneShot, Algo::kTwoShot}) {
+    EXPECT_FALSE(ExpectRejectedOnDevice(Coll::kAllreduce, direct, Proto::kLL));
+    EXPECT_FALSE(ExpectRejectedOnDevice(Coll::kAllreduce, direct, Proto::kAuto));
+    EXPECT_TRUE(ExpectRejectedOnDevice(Coll::kAllreduce, direct, Proto::kLL128));
+    EXPECT_STREQ(RejectingVariableOnDevice(Coll::kAllreduce, direct, Proto::kLL128), "GPURUN_PROTO");
+    EXPECT_TRUE(ExpectRejectedOnDevice(Coll::kAllgather, direct, Proto::kLL));
+    EXPECT_STREQ(RejectingVariableOnDevice(Coll::kAllgather, direct, Proto::kLL), "GPURUN_ALGO");
+  }
   EXPECT_FALSE(ExpectRejectedOnDevice(Coll::kAllreduce, Algo::kOneShot, Proto::kLL));
   EXPECT_FALSE(ExpectRejectedOnDevice(Coll::kAllreduce, Algo::kOneShot, Proto::kAuto));
   EXPECT_FALSE(ExpectRejectedOnDevice(Coll::kAllreduce, Algo::kAuto, Proto::kLL));
@@ -227,7 +240,7 @@ TEST(ExpectRejectedOnDevice, TheRingForEveryGpuCollectiveAndTheTreeForAllreduce)
 TEST(ExpectRejectedOnDevice, NeverForThePointToPointCollectives) {
   ASSERT_EQ(P2pColls().size(), 7u);
   for (Coll c : P2pColls()) {
-    for (Algo a : {Algo::kAuto, Algo::kRing, Algo::kTree, Algo::kOneShot}) {
+    for (Algo a : {Algo::kAuto, Algo::kRing, Algo::kTree, Algo::kOneShot, Algo::kTwoShot}) {
       for (Proto p : {Proto::kAuto, Proto::kLL, Proto::kLL128, Proto::kSimple}) {
         EXPECT_FALSE(ExpectRejectedOnDevice(c, a, p)) << CollName(c) << " " << AlgoName(a) << " " << ProtoName(p);
         EXPECT_FALSE(ExpectRejected(c, a, p)) << CollName(c) << " " << AlgoName(a) << " " << ProtoName(p);

@@ -26,7 +26,8 @@ struct Variant {
   Proto proto = Proto::kAuto;
 };
 
-// The tuner's own choice, then ring and tree with each protocol.
+// The tuner's own choice, then ring, tree and oneshot with each protocol
+// (the host engine's algorithms).
 std::vector<Variant> AllVariants();
 // "auto", "ring_ll", "tree_simple", ...
 std::string VariantName(const Variant& v);

@@ -85,6 +85,7 @@ const char* AlgoName(Algo algo) {
     case Algo::kRing: return "ring";
     case Algo::kTree: return "tree";
     case Algo::kOneShot: return "oneshot";
+    case Algo::kTwoShot: return "twoshot";
   }
   return "?";
 }
@@ -100,7 +101,7 @@ const char* ProtoName(Proto proto) {
 }
 
 std::optional<Algo> AlgoByName(std::string_view name) {
-  for (Algo a : {Algo::kAuto, Algo::kRing, Algo::kTree, Algo::kOneShot}) {
+  for (Algo a : {Algo::kAuto, Algo::kRing, Algo::kTree, Algo::kOneShot, Algo::kTwoShot}) {
     if (name == AlgoName(a)) return a;
   }
   return std::nullopt;
@@ -117,7 +118,7 @@ namespace {
 
 // The engine's algorithms per collective: ring everywhere, tree and oneshot
 // (every rank on one host) for allreduce (and barrier, a small allreduce);
-// none for the point-to-point ones.
+// none for the point-to-point ones. Two-shot is the GPU path's only.
 bool HasTree(Coll coll) { return coll == Coll::kAllreduce || coll == Coll::kBarrier; }
 bool HasAlgorithm(Coll coll) {
   switch (coll) {
@@ -135,6 +136,7 @@ bool HasAlgorithm(Coll coll) {
 }  // namespace
 
 bool ExpectRejected(Coll coll, Algo algo, Proto /*proto: every protocol exists for both algorithms*/) {
+  if (algo == Algo::kTwoShot) return HasAlgorithm(coll);
   return HasAlgorithm(coll) && (algo == Algo::kTree || algo == Algo::kOneShot) && !HasTree(coll);
 }
 
@@ -175,9 +177,10 @@ bool ExpectRejectedOnDevice(Coll coll, Algo algo, Proto proto) {
   // host memory it is rejected, which the GPU tuner's unit tests check).
   const bool ring = (algo == Algo::kAuto || algo == Algo::kRing) &&
                     (proto == Proto::kAuto || proto == Proto::kSimple || proto == Proto::kLL || proto == Proto::kLL128);
-  // Allreduce also runs one-shot over LL lines (calls up to
+  // Allreduce also runs one-shot and two-shot over LL lines (calls up to
   // GPURUN_GPU_ONESHOT_BYTES) and the double binary tree over all three.
-  const bool oneshot = coll == Coll::kAllreduce && (algo == Algo::kAuto || algo == Algo::kOneShot) &&
+  const bool oneshot = coll == Coll::kAllreduce &&
+                       (algo == Algo::kAuto || algo == Algo::kOneShot || algo == Algo::kTwoShot) &&
                        (proto == Proto::kAuto || proto == Proto::kLL);
   const bool tree = coll == Coll::kAllreduce && algo == Algo::kTree &&
                     (proto == Proto::kAuto || proto == Proto::kSimple || proto == Proto::kLL || proto == Proto::kLL128);
@@ -186,8 +189,9 @@ bool ExpectRejectedOnDevice(Coll coll, Algo algo, Proto proto) {
 
 const char* RejectingVariableOnDevice(Coll coll, Algo algo, Proto proto) {
   if (!GpuServes(coll)) return RejectingVariable(coll, algo, proto);
-  const bool algo_exists = algo == Algo::kAuto || algo == Algo::kRing ||
-                           (coll == Coll::kAllreduce && (algo == Algo::kOneShot || algo == Algo::kTree));
+  const bool algo_exists =
+      algo == Algo::kAuto || algo == Algo::kRing ||
+      (coll == Coll::kAllreduce && (algo == Algo::kOneShot || algo == Algo::kTwoShot || algo == Algo::kTree));
   return algo_exists ? "GPURUN_PROTO" : "GPURUN_ALGO";
 }
 

@@ -62,9 +62,9 @@ std::vector<size_t> AllOffsets();
 
 // The (algorithm, protocol) forced through GPURUN_ALGO / GPURUN_PROTO;
 // kAuto: the variable is not set and the tuner chooses.
-enum class Algo { kAuto, kRing, kTree, kOneShot };
+enum class Algo { kAuto, kRing, kTree, kOneShot, kTwoShot };
 enum class Proto { kAuto, kLL, kLL128, kSimple };
-const char* AlgoName(Algo algo);  // "auto", "ring", "tree", "oneshot"
+const char* AlgoName(Algo algo);  // "auto", "ring", "tree", "oneshot", "twoshot"
 const char* ProtoName(Proto proto);
 std::optional<Algo> AlgoByName(std::string_view name);
 std::optional<Proto> ProtoByName(std::string_view name);

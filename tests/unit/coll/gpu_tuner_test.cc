@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "coll/tuner/gpu_model.h"
 #include "coll/tuner/gpu_tuner.h"
@@ -129,6 +130,53 @@ TEST(GpuTuner, HonoursAndRefusesForcedChoices) {
   const auto other = ChooseGpu(far, Forced("oneshot", ""), true);
   ASSERT_FALSE(other.ok());
   EXPECT_NE(other.status().message().find("rank 3 is on another host"), std::string::npos);
+}
+
+// Two-shot runs where one-shot does, with the same limits, on one channel
+// (its kernel sizes its own grid), and only for allreduce.
+TEST(GpuTuner, TwoShotWhereOneShotRuns) {
+  const auto two = ChooseGpu(Input(Func::kAllReduce, 64 << 10), Forced("twoshot", ""), true);
+  ASSERT_TRUE(two.ok()) << two.status().ToString();
+  EXPECT_EQ(two->algo, Algo::kTwoShot);
+  EXPECT_EQ(two->proto, Protocol::kLL);
+  EXPECT_EQ(two->nchannels, 1);
+  EXPECT_FALSE(ChooseGpu(Input(Func::kAllReduce, 64 << 10), Forced("twoshot", "simple"), true).ok());
+  const auto big = ChooseGpu(Input(Func::kAllReduce, 8 << 20), Forced("twoshot", ""), true);
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.status().message().find("GPURUN_GPU_ONESHOT_BYTES"), std::string::npos) << big.status().message();
+  GpuTuneInput far = Input(Func::kAllReduce, 8);
+  far.oneshot_limit = "rank 3 is on another host";
+  const auto other = ChooseGpu(far, Forced("twoshot", ""), true);
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("rank 3 is on another host"), std::string::npos);
+  const auto ag = ChooseGpu(Input(Func::kAllGather, 1024), Forced("twoshot", ""), true);
+  ASSERT_FALSE(ag.ok());
+  EXPECT_EQ(ag.status().code(), grInvalidUsage);
+  // The model: two steps, allreduce's bus factor 2(n-1)/n, so on 8 ranks it
+  // moves 2/7 of one-shot's bytes per rank.
+  const GpuTunerTables& t = kH200NvlinkTables;
+  const double one_flat = PredictGpu(t, Func::kAllReduce, Algo::kOneShot, Protocol::kLL, 8, 1, 0);
+  const double two_flat = PredictGpu(t, Func::kAllReduce, Algo::kTwoShot, Protocol::kLL, 8, 1, 0);
+  const double one_mb = PredictGpu(t, Func::kAllReduce, Algo::kOneShot, Protocol::kLL, 8, 1, 1 << 20) - one_flat;
+  const double two_mb = PredictGpu(t, Func::kAllReduce, Algo::kTwoShot, Protocol::kLL, 8, 1, 1 << 20) - two_flat;
+  ASSERT_GT(one_mb, 0);
+  const int f = static_cast<int>(Func::kAllReduce), p = static_cast<int>(Protocol::kLL);
+  const double rates =
+      t.max_gbps[f][static_cast<int>(Algo::kOneShot)][p] / t.max_gbps[f][static_cast<int>(Algo::kTwoShot)][p];
+  EXPECT_NEAR(two_mb / one_mb, (2.0 * 7 / 8) / 7 * rates, 1e-9);
+}
+
+// The premise of the GPU matrix's TwoShot mixed case (gpu_matrix_test.cc):
+// with GPURUN_ALGO=oneshot,twoshot on 4 ranks the tuner takes one-shot for
+// small calls and two-shot from 1 MiB, so calls of both kinds take turns.
+TEST(GpuTuner, FourRanksTakeOneShotSmallAndTwoShotLarge) {
+  for (const auto& [bytes, algo] : {std::pair{uint64_t{8}, Algo::kOneShot}, {uint64_t{1} << 20, Algo::kTwoShot}}) {
+    GpuTuneInput in = Input(Func::kAllReduce, bytes);
+    in.nranks = 4;
+    const auto c = ChooseGpu(in, Forced("oneshot,twoshot", ""), true);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    EXPECT_EQ(c->algo, algo) << bytes << " B";
+  }
 }
 
 TEST(GpuTuner, TreeOnlyWhereItCanRun) {
