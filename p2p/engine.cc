@@ -207,11 +207,6 @@ StatusOr<Request*> Engine::IssendLocked(const SendArgs& args) {
     return IsendLocked(args, true);
   }
   Wire* wire = WireOf(args.dest_world);
-  if (!wire->CarriesDeviceRendezvous()) {
-    return Unsupported(std::string(args.what) + ": a synchronous send to world rank " +
-                       std::to_string(args.dest_world) + " over the " + wire->name() +
-                       " wire (its messages carry no flags for the receiver's acknowledgement)");
-  }
   if (!failed_.empty() && failed_.contains(args.dest_world)) return IsendLocked(args, false);  // fails at once
   // The note first, so the receiver ties it to the message that follows.
   const uint64_t id = next_device_send_++;

@@ -18,8 +18,8 @@ inline constexpr uint32_t kMaxContext = (1u << 16) - 1;
 inline constexpr int32_t kMaxRanks = 1 << 20;
 
 // MatchHeader::flags: what the payload is, when it is not the message itself.
-// Only the engine sets them; wires carry them untouched (shm, loopback) or
-// refuse a header that has them (ucx, whose tag layout has no room).
+// Only the engine sets them; every wire carries them untouched (ucx: in the
+// frame, ucx_frame.h, as its tag layout has no room for them).
 inline constexpr uint32_t kFlagDeviceRts = 1u << 0;  // a DeviceRts (device_transfer.h): the data is GPU memory
 inline constexpr uint32_t kFlagDeviceFin = 1u << 1;  // a DeviceFin: the receiver has pulled a DeviceRts's data
 // A sync note (a uint64_t send id): the sender's next message is a synchronous

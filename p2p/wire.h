@@ -65,10 +65,11 @@ class Wire {
   void set_sink(WireSink* sink) { sink_ = sink; }
   // "shm", "ucx".
   virtual const char* name() const = 0;
-  // Whether this wire connects processes of one host and delivers the
-  // engine's flagged messages (MatchHeader::flags, at most 128 bytes) through
-  // WireSink::OnEager, so the device-memory rendezvous can run over it
-  // (device_transfer.h). ucx: no (its tag layout has no room for flags).
+  // Whether this wire connects processes of one host, so the device-memory
+  // rendezvous (device_transfer.h: CUDA IPC) can run over it. ucx: no. Every
+  // wire delivers the engine's flagged messages (MatchHeader::flags, at most
+  // 128 bytes: sync notes, DeviceRts, DeviceFin) eagerly, through
+  // WireSink::OnEager, with their flags.
   virtual bool CarriesDeviceRendezvous() const { return false; }
   // Whether this wire has a connection to `world_peer`.
   virtual bool Reaches(int world_peer) const = 0;

@@ -225,9 +225,8 @@ grResult_t grIsend(const void* buf, size_t count, grDataType_t type, int dest, i
  * Synchronous-mode nonblocking send (MPI_Issend): as grIsend, but the request
  * completes only once a receive on `dest` has matched the message (and `buf`
  * may be reused). GR_STREAM_HOST only (a real stream is grUnsupported). Over
- * the shm wire and to the calling rank; a destination that only the ucx wire
- * reaches is grUnsupported (its messages cannot carry the acknowledgement).
- * A GPU send buffer completes when the receiver has pulled it, as grIsend's.
+ * every wire (shm, ucx) and to the calling rank. A GPU send buffer completes
+ * when the receiver has pulled it, as grIsend's.
  */
 grResult_t grIssend(const void* buf, size_t count, grDataType_t type, int dest, int tag, grComm_t comm,
                     grStream_t stream, grRequest_t* request);

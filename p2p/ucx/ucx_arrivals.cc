@@ -69,8 +69,10 @@ void UcxCore::HandleFrame(const UcxOp& op) {
     return;
   }
   if (sink_ == nullptr || closing_) return;
-  sink_->OnEager(info->world_source, HeaderFromTag(op.tag, op.size - kFramePrefixBytes),
-                 frame.subspan(kFramePrefixBytes));
+  const size_t skip = info->kind == FrameKind::kFlagged ? kFlaggedFrameBytes : kFramePrefixBytes;
+  MatchHeader header = HeaderFromTag(op.tag, op.size - skip);
+  header.flags = info->flags;
+  sink_->OnEager(info->world_source, header, frame.subspan(skip));
 }
 
 void UcxCore::AbandonFrameFrom(int world_source) {

@@ -9,7 +9,11 @@
 //  - large message: two tagged messages with the same tag, back to back on
 //    the same endpoint: an announce frame (prefix with kind = announce, world
 //    source, then the payload size as 8 bytes) and then the payload itself,
-//    bare, so that the receiver can move it straight into the user buffer.
+//    bare, so that the receiver can move it straight into the user buffer;
+//  - flagged message (the engine's sync notes and DeviceFins, MatchHeader::flags
+//    != 0, small): one tagged message = prefix (kind = flagged, world source),
+//    the flags as 4 bytes, 4 zero bytes, then the payload. The tag has no room
+//    for the flags, the frame does.
 //
 // UCX keeps tagged messages of one endpoint in order and a tag names one
 // sending process, so the next message with an announced tag is the announced
@@ -26,16 +30,18 @@ namespace gpurun::p2p {
 
 inline constexpr size_t kFramePrefixBytes = 8;
 inline constexpr size_t kAnnounceFrameBytes = kFramePrefixBytes + 8;
+inline constexpr size_t kFlaggedFrameBytes = kFramePrefixBytes + 8;  // the frame before a flagged payload
 inline constexpr uint8_t kFrameMagic0 = 'G';
 inline constexpr uint8_t kFrameMagic1 = 'R';
 inline constexpr uint8_t kFrameVersion = 1;
 
-enum class FrameKind : uint8_t { kEager = 1, kAnnounce = 2 };
+enum class FrameKind : uint8_t { kEager = 1, kAnnounce = 2, kFlagged = 3 };
 
 struct FrameInfo {
   FrameKind kind = FrameKind::kEager;
   int32_t world_source = 0;
   uint64_t bulk_bytes = 0;  // announce only: size of the payload that follows
+  uint32_t flags = 0;       // flagged only: MatchHeader::flags (never 0)
 };
 
 namespace frame_internal {
@@ -71,8 +77,15 @@ inline void WriteAnnounce(std::byte* out, int32_t world_source, uint64_t bulk_by
   frame_internal::PutLe(out + kFramePrefixBytes, bulk_bytes, 8);
 }
 
+// Writes the kFlaggedFrameBytes frame of a flagged message at `out` (the payload follows it).
+inline void WriteFlaggedPrefix(std::byte* out, int32_t world_source, uint32_t flags) {
+  frame_internal::PutPrefix(out, FrameKind::kFlagged, world_source);
+  frame_internal::PutLe(out + kFramePrefixBytes, flags, 4);
+  frame_internal::PutLe(out + kFramePrefixBytes + 4, 0, 4);
+}
+
 // Decodes a received frame; nullopt when it is not one (wrong magic, version,
-// kind or length, negative rank).
+// kind or length, negative rank, a flagged frame with no flags).
 inline std::optional<FrameInfo> ReadFrame(std::span<const std::byte> frame) {
   if (frame.size() < kFramePrefixBytes) return std::nullopt;
   const std::byte* p = frame.data();
@@ -86,6 +99,13 @@ inline std::optional<FrameInfo> ReadFrame(std::span<const std::byte> frame) {
   const auto kind = static_cast<uint8_t>(p[3]);
   if (kind == static_cast<uint8_t>(FrameKind::kEager)) {
     info.kind = FrameKind::kEager;
+    return info;
+  }
+  if (kind == static_cast<uint8_t>(FrameKind::kFlagged)) {
+    if (frame.size() < kFlaggedFrameBytes) return std::nullopt;
+    info.kind = FrameKind::kFlagged;
+    info.flags = static_cast<uint32_t>(frame_internal::GetLe(p + kFramePrefixBytes, 4));
+    if (info.flags == 0) return std::nullopt;
     return info;
   }
   if (kind != static_cast<uint8_t>(FrameKind::kAnnounce) || frame.size() != kAnnounceFrameBytes) return std::nullopt;

@@ -1,5 +1,6 @@
-// UcxCore::Send: eager frames (prefix + payload, copied) and large payloads
-// (announce frame, then the user buffer itself), see ucx_frame.h.
+// UcxCore::Send: eager frames (prefix + payload, copied), flagged frames (the
+// same with the flags after the prefix) and large payloads (announce frame,
+// then the user buffer itself), see ucx_frame.h.
 #include <cstring>
 
 #include "p2p/ucx/ucx_core.h"
@@ -17,6 +18,10 @@ Status UcxCore::CheckSendable(int world_peer, const MatchHeader& header) const {
   if (!FitsTag(header)) {
     return InvalidArgument("ucx: header does not fit the tag layout (context " + std::to_string(header.context) +
                            ", source " + std::to_string(header.source) + ", tag " + std::to_string(header.tag) + ")");
+  }
+  if (header.flags != 0 && header.bytes > kUcxEagerLimit) {
+    return InvalidArgument("ucx: a flagged message of " + std::to_string(header.bytes) +
+                           " bytes (flagged messages go eagerly, at most " + std::to_string(kUcxEagerLimit) + ")");
   }
   return OkStatus();
 }
@@ -49,12 +54,17 @@ Status UcxCore::Send(int world_peer, const MatchHeader& header, const void* data
   GR_RETURN_IF_ERROR(CheckSendable(world_peer, header));
   const uint64_t tag = PackTag(header);
   if (header.bytes <= kUcxEagerLimit) {
+    const size_t frame = header.flags != 0 ? kFlaggedFrameBytes : kFramePrefixBytes;
     UcxOp* op = NewOp(UcxOpKind::kSend, world_peer, nullptr);
-    op->size = kFramePrefixBytes + header.bytes;
+    op->size = frame + header.bytes;
     op->owned = TakeFrameBuffer(op->size);
     op->data = op->owned.get();
-    WriteEagerPrefix(op->data, world_rank_);
-    if (header.bytes > 0) std::memcpy(op->data + kFramePrefixBytes, data, header.bytes);
+    if (header.flags != 0) {
+      WriteFlaggedPrefix(op->data, world_rank_, header.flags);
+    } else {
+      WriteEagerPrefix(op->data, world_rank_);
+    }
+    if (header.bytes > 0) std::memcpy(op->data + frame, data, header.bytes);
     return Launch(op, tag, std::move(done));
   }
   UcxOp* announce = NewOp(UcxOpKind::kAnnounce, world_peer, nullptr);

@@ -39,10 +39,11 @@ struct TagFields {
 };
 
 // Whether `header` fits the tag layout (context <= kMaxContext,
-// 0 <= source < kMaxRanks, 0 <= tag <= kMaxTag).
+// 0 <= source < kMaxRanks, 0 <= tag <= kMaxTag). The flags are not part of
+// the tag: they travel in the frame (ucx_frame.h).
 constexpr bool FitsTag(const MatchHeader& header) {
-  return header.flags == 0 && header.context <= kMaxContext && header.source >= 0 && header.source < kMaxRanks &&
-         header.tag >= 0 && header.tag <= kMaxTag;
+  return header.context <= kMaxContext && header.source >= 0 && header.source < kMaxRanks && header.tag >= 0 &&
+         header.tag <= kMaxTag;
 }
 
 // Packs the triple; fields must satisfy FitsTag (extra bits are masked off).

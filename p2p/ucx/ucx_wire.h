@@ -10,7 +10,9 @@
 //    behind an 8-byte prefix that carries the sender's world rank; larger ones
 //    as an announce frame (world rank + size) followed by the bare payload
 //    with the same tag, so the receiver fetches straight into the user buffer
-//    (ucx_frame.h). So OnEager/OnPending always get the true world source.
+//    (ucx_frame.h). So OnEager/OnPending always get the true world source;
+//  - the engine's flagged messages (sync notes and DeviceFins of synchronous
+//    sends) travel eagerly with their flags in the frame (ucx_frame.h).
 // Progress() probes arrivals with ucp_tag_probe_nb(any tag, remove) in the
 // order they reached the worker, which keeps each sender's order; small ones
 // are received into a reused buffer and handed over with OnEager, large ones

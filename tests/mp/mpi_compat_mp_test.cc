@@ -41,6 +41,23 @@ TEST_P(MpiGroups, EveryGroupPasses) {
 INSTANTIATE_TEST_SUITE_P(Ranks, MpiGroups, ::testing::Values(1, 2, 3, 4),
                          [](const auto& info) { return std::to_string(info.param) + "ranks"; });
 
+// MPI_Ssend / MPI_Issend over the UCX wire (forced, on loopback TCP), the wire
+// between nodes: the sync note and the receiver's acknowledgement travel as
+// flagged UCX frames; the Issend stays incomplete until the receive matches.
+TEST(MpiSsend, OverTheUcxWire) {
+  RunOptions o = Job(3, {kBin + "/mpi_probe", "ssend"});
+  o.env.push_back({"GPURUN_P2P_TRANSPORT", "ucx"});
+  o.env.push_back({"UCX_NET_DEVICES", "lo"});
+  o.env.push_back({"UCX_TLS", "tcp,self"});
+  RunResult r = RunProcess(o);
+  EXPECT_FALSE(r.hit_limit) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  for (int rank = 0; rank < 3; ++rank) {
+    EXPECT_NE(r.out.find("mpi ssend ok rank " + std::to_string(rank) + "\n"), std::string::npos) << r.out << r.err;
+  }
+  EXPECT_EQ(LeftoverProcesses(r.marker), std::vector<int>{});
+}
+
 TEST(MpiErrors, FatalHandlerPrintsTheErrorAndEndsTheJob) {
   RunResult r = RunProcess(Job(2, {kBin + "/mpi_probe", "fatal"}));
   EXPECT_FALSE(r.hit_limit) << r.err;

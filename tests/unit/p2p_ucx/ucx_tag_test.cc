@@ -112,6 +112,31 @@ TEST(UcxFrameTest, AnnounceRoundTrips) {
   }
 }
 
+TEST(UcxFrameTest, FlaggedRoundTrips) {
+  for (uint32_t flags : {kFlagSyncNote, kFlagDeviceFin, 0x80000001u}) {
+    std::array<std::byte, kFlaggedFrameBytes + 16> frame{};
+    WriteFlaggedPrefix(frame.data(), 5, flags);
+    for (size_t size : {kFlaggedFrameBytes, frame.size()}) {
+      const auto info = ReadFrame(std::span<const std::byte>(frame.data(), size));
+      ASSERT_TRUE(info.has_value());
+      EXPECT_EQ(info->kind, FrameKind::kFlagged);
+      EXPECT_EQ(info->world_source, 5);
+      EXPECT_EQ(info->flags, flags);
+    }
+    EXPECT_FALSE(ReadFrame(std::span<const std::byte>(frame.data(), kFlaggedFrameBytes - 1)));  // short
+  }
+  std::array<std::byte, kFlaggedFrameBytes> none{};
+  WriteFlaggedPrefix(none.data(), 5, 0);
+  EXPECT_FALSE(ReadFrame(none));  // a flagged frame says which flags
+}
+
+TEST(UcxFrameTest, FlagsAreNotPartOfTheTag) {
+  const MatchHeader flagged{.context = 2, .source = 3, .tag = 4, .flags = kFlagSyncNote, .bytes = 8};
+  EXPECT_TRUE(FitsTag(flagged));
+  EXPECT_EQ(PackTag(flagged), PackTag(2, 3, 4));
+  EXPECT_EQ(HeaderFromTag(PackTag(flagged), 8).flags, 0u);
+}
+
 TEST(UcxFrameTest, IsLittleEndian) {
   std::array<std::byte, kAnnounceFrameBytes> frame{};
   WriteAnnounce(frame.data(), 0x01020304, 0x1122334455667788ull);

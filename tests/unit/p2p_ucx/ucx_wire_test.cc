@@ -177,6 +177,55 @@ TEST_P(UcxWireTest, DroppedPayloadReleasesTheSender) {
 }
 
 // An endpoint to this rank's own worker works like any other.
+// The engine's flagged messages (a sync note, then the message it announces,
+// and a DeviceFin back) arrive eagerly with their flags, in order with the
+// plain messages around them; a flagged message over the eager limit is refused.
+TEST_P(UcxWireTest, FlaggedMessagesKeepTheirFlags) {
+  RunUcxRanks(2, [&](UcxRank& me) {
+    const int peer = 1 - me.rank;
+    const uint64_t note = 0x1122334455667788ull;
+    const std::vector<std::byte> big = Pattern(9, kUcxEagerLimit + 1);
+    if (me.rank == 0) {
+      const MatchHeader flagged{.context = 3, .source = 0, .tag = 7, .flags = kFlagSyncNote, .bytes = sizeof(note)};
+      ASSERT_TRUE(SendAndWait(*me.wire, peer, flagged, &note).ok());
+      ASSERT_TRUE(
+          SendAndWait(*me.wire, peer, {.context = 3, .source = 0, .tag = 7, .bytes = big.size()}, big.data()).ok());
+      const MatchHeader too_big{.context = 3, .source = 0, .tag = 7, .flags = kFlagSyncNote, .bytes = big.size()};
+      EXPECT_EQ(me.wire->Send(peer, too_big, big.data(), [](const Status&) {}).code(), grInvalidArgument);
+      std::optional<Arrival> fin = NextArrival(*me.wire, me.sink);
+      ASSERT_TRUE(fin.has_value());
+      EXPECT_EQ(fin->world_source, 1);
+      EXPECT_EQ(fin->header.flags, kFlagDeviceFin);
+      EXPECT_EQ(fin->header.source, 1);
+      ASSERT_EQ(fin->eager.size(), 16u);
+      EXPECT_TRUE(MatchesPattern(4, fin->eager.data(), fin->eager.size()));
+      return;
+    }
+    std::optional<Arrival> got = NextArrival(*me.wire, me.sink);
+    ASSERT_TRUE(got.has_value());
+    EXPECT_EQ(got->world_source, 0);
+    EXPECT_EQ(got->header.flags, kFlagSyncNote);
+    EXPECT_EQ(got->header.context, 3u);
+    EXPECT_EQ(got->header.tag, 7);
+    ASSERT_EQ(got->header.bytes, sizeof(note));
+    ASSERT_EQ(got->eager.size(), sizeof(note));
+    uint64_t id = 0;
+    std::memcpy(&id, got->eager.data(), sizeof(id));
+    EXPECT_EQ(id, note);
+    std::optional<Arrival> message = NextArrival(*me.wire, me.sink);
+    ASSERT_TRUE(message.has_value());
+    EXPECT_EQ(message->header.flags, 0u);
+    EXPECT_EQ(message->header.tag, 7);
+    std::optional<std::vector<std::byte>> data = Receive(*me.wire, *message);
+    ASSERT_TRUE(data.has_value());
+    EXPECT_TRUE(*data == big);
+    const std::vector<std::byte> fin = Pattern(4, 16);
+    ASSERT_TRUE(SendAndWait(*me.wire, peer, {.context = 0, .source = 1, .tag = 0, .flags = kFlagDeviceFin, .bytes = 16},
+                            fin.data())
+                    .ok());
+  });
+}
+
 TEST_P(UcxWireTest, SelfEndpoint) {
   RunUcxRanks(
       1,
