@@ -113,8 +113,9 @@ static inline void mt_init(int* argc, char*** argv, const char* name) {
 }
 
 /* Rank 0 prints every rank's report in rank order ("[r] line"), then the job's
- * failure count. Returns the exit status (1 if any rank failed), the same on
- * every rank; call it before MPI_Finalize. */
+ * failure count (its own count plus one if the sum over the ranks failed).
+ * Returns the exit status (1 if any rank failed), the same on every rank when
+ * the sum succeeded; call it before MPI_Finalize. */
 static inline int mt_finish(void) {
   if (mt_rank == 0) {
     char* other = malloc(kMtReportBytes);
@@ -139,7 +140,9 @@ static inline int mt_finish(void) {
     MPI_Send(mt_report, mt_len, MPI_CHAR, 0, 9001, MPI_COMM_WORLD);
   }
   int failures = 0;
-  MPI_Allreduce(&mt_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  /* A job whose count cannot be summed has failed: say so rather than 0. */
+  if (MPI_Allreduce(&mt_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+    failures = mt_failures + 1;
   if (mt_rank == 0) printf("%s on %d ranks: %d failed checks\n", mt_name, mt_size, failures);
   fflush(stdout);
   return failures != 0;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The multi-node tests: a real Slurm cluster of 4 simulated nodes on this
 # machine (scripts/slurm_cluster.sh), and on it srun / sbatch / salloc runs of
-# the examples, a reduced host correctness matrix, gpurun delegating to srun
-# inside an allocation, and a rank killed on one node. Every job runs under
+# the examples, a reduced host correctness matrix, plain MPI programs built
+# with gpurun-cc (examples/mpi, tests/mpi), gpurun delegating to srun inside an
+# allocation, and a rank killed on one node. Every job runs under
 # `timeout`; at the end the cluster is stopped and nothing may be left: no
 # daemon, no process of the nodes, no gpurun-* segment in /dev/shm (the
 # machine's, or any node's own).
@@ -271,6 +272,85 @@ test_salloc_peer_death_error() {
   expect "rank 0 detects the loss of rank 1 on node2" has ':0 gpurun WARN NET ucx: lost rank 1 \(node2\)'
 }
 
+# Plain MPI programs (compat/mpi) built with gpurun-cc, as a user porting an MPI code would, and run with srun
+# --mpi=pmix on 2 nodes x 2 ranks: shared memory inside a node, UCX between them.
+
+# mpi_build NAME...: compiles tests/mpi/NAME.c, or examples/mpi/NAME.c, with gpurun-cc into $log/mpi/NAME (once).
+mpi_build() {
+  local name src
+  mkdir -p "$log/mpi"
+  for name in "$@"; do
+    [ -x "$log/mpi/$name" ] && continue
+    src=tests/mpi/$name.c
+    [ -f "$src" ] || src=examples/mpi/$name.c
+    "$bin/gpurun-cc" -O1 -I tests/mpi "$src" -o "$log/mpi/$name" -lm >"$log/out" 2>&1 || {
+      echo "gpurun-cc $src failed: $(head -c 600 "$log/out")"
+      return 1
+    }
+  done
+}
+
+# run_stdout FILE CMD...: as run, but the standard output alone goes to FILE (the standard error to $log/out).
+run_stdout() {
+  local file=$1
+  shift
+  set +e
+  timeout --kill-after=10 "$job_limit" "$@" >"$file" 2>"$log/out"
+  rc=$?
+  set -e
+  [ "$rc" -ne 124 ] || echo "(timed out after ${job_limit}s: $*)" >>"$log/out"
+}
+
+# The exit status tests/mpi/compare.sh expects of a program: 3 for abort, any failure (not a timeout) for
+# errors_fatal, else 0.
+mpi_status_ok() { # mpi_status_ok NAME STATUS
+  case $1 in
+    abort) [ "$2" -eq 3 ] ;;
+    errors_fatal) [ "$2" -ne 0 ] && [ "$2" -ne 124 ] && [ "$2" -ne 137 ] ;;
+    *) [ "$2" -eq 0 ] ;;
+  esac
+}
+
+# The examples: hello's ranks on their nodes, ring's checked token, heat2d's residuals as under gpurun -n 4.
+test_srun_mpi_examples_2x2() {
+  mpi_build hello ring heat2d || return 1
+  run srun --mpi=pmix -N2 -n4 "$log/mpi/hello"
+  expect "hello: exit 0" [ "$rc" -eq 0 ] &&
+    expect "hello: ranks 0, 1 on node1 and 2, 3 on node2" [ "$(count '^hello from rank ([01] of 4 on node1|[23] of 4 on node2)$')" -eq 4 ] ||
+    return 1
+  run srun --mpi=pmix -N2 -n4 "$log/mpi/ring" 5
+  expect "ring: exit 0" [ "$rc" -eq 0 ] && expect "ring: the token checked" has '^ring: 5 laps around 4 ranks, token = 6 each time \(checked\)$' ||
+    return 1
+  local heat=(--device host --size 64 --steps 400 --print 100)
+  run_stdout "$log/mpi/heat2d.gpurun" "$bin/gpurun" -n 4 "$log/mpi/heat2d" "${heat[@]}"
+  expect "heat2d under gpurun -n 4: exit 0" [ "$rc" -eq 0 ] || return 1
+  run_stdout "$log/mpi/heat2d.srun" srun --mpi=pmix -N2 -n4 "$log/mpi/heat2d" "${heat[@]}"
+  cp "$log/mpi/heat2d.srun" "$log/out"
+  expect "heat2d: exit 0" [ "$rc" -eq 0 ] && expect "heat2d: the final residual" has '^heat2d: 400 steps, residual ' &&
+    expect "heat2d: the same output as under gpurun -n 4 (< gpurun, > srun): $(diff "$log/mpi/heat2d.gpurun" "$log/mpi/heat2d.srun" | head -n 8)" \
+      cmp -s "$log/mpi/heat2d.gpurun" "$log/mpi/heat2d.srun"
+}
+
+# MPI test programs of tests/mpi (compared with Open MPI under gpurun by compare.sh, ctest label mpi_compat): under
+# srun each must print what it prints under gpurun -n 4, with the exit status compare.sh expects. The ones whose
+# traffic crosses nodes in ways of their own (communicators, every send mode, requests, collectives blocking and
+# not, datatypes, MPI_Abort); left out, to keep this short: coll_reduce_ops (the ops' arithmetic, the slowest),
+# errors (argument checks), errors_fatal (MPI_Abort's path, as abort), topology (heat2d makes a Cartesian grid).
+mpi_programs=(init_comm p2p_basic p2p_modes p2p_requests coll_basic coll_vector coll_nonblocking coll_sizes datatypes abort)
+test_srun_mpi_programs_2x2() {
+  local name ref
+  mpi_build "${mpi_programs[@]}" || return 1
+  for name in "${mpi_programs[@]}"; do
+    ref=$log/mpi/$name.gpurun
+    run_stdout "$ref" "$bin/gpurun" -n 4 "$log/mpi/$name"
+    expect "$name: gpurun -n 4 exits as compare.sh expects (exit $rc)" mpi_status_ok "$name" "$rc" || return 1
+    run_stdout "$log/mpi/$name.srun" srun --mpi=pmix -N2 -n4 "$log/mpi/$name"
+    expect "$name: srun exits as compare.sh expects (exit $rc)" mpi_status_ok "$name" "$rc" &&
+      expect "$name: the same output as under gpurun -n 4 (< gpurun, > srun): $(diff "$ref" "$log/mpi/$name.srun" | head -n 8)" \
+        cmp -s "$ref" "$log/mpi/$name.srun" || return 1
+  done
+}
+
 # Runs one test, records its verdict and time.
 one() {
   local name=$1 t0=$SECONDS
@@ -289,7 +369,7 @@ one() {
 }
 
 tests=(srun_hello_4x2 srun_ring_4x1 srun_pingpong_2x1 srun_wires_2x2 srun_allreduce_2x2 srun_allreduce_3_uneven srun_matrix_2x2 srun_matrix_4x1_ring
-  srun_matrix_net_forced srun_net_ll128_refused srun_matrix_net_always_1x2
+  srun_matrix_net_forced srun_net_ll128_refused srun_matrix_net_always_1x2 srun_mpi_examples_2x2 srun_mpi_programs_2x2
   sbatch_examples salloc_gpurun_dry_run salloc_gpurun_delegates salloc_gpurun_stdin_and_exports salloc_gpurun_allreduce
   salloc_gpurun_timeout salloc_gpurun_sigint salloc_rank_killed salloc_rank_exit_code)
 [ -z "${CLUSTER_TESTS:-}" ] || read -r -a tests <<<"${CLUSTER_TESTS//,/ }"
@@ -308,10 +388,10 @@ node_shm=$(for f in "$CLUSTER_DIR"/run/slurmd-*.started; do
 done)
 trap - EXIT
 $cluster stop
-# Processes still running a program of $bin or a daemon of the cluster (read from /proc: no procps needed).
+# Processes still running a program of $bin or $log/mpi, or a daemon of the cluster (read from /proc: no procps needed).
 leftover_processes() {
   local f pid
-  for f in $(grep -laF -e "$bin/" -e "$SLURM_CONF" /proc/[0-9]*/cmdline 2>/dev/null); do
+  for f in $(grep -laF -e "$bin/" -e "$log/mpi/" -e "$SLURM_CONF" /proc/[0-9]*/cmdline 2>/dev/null); do
     pid=${f#/proc/}
     pid=${pid%/cmdline}
     [ "$pid" != $$ ] && kill -0 "$pid" 2>/dev/null && echo "$pid $(tr '\0' ' ' <"$f" 2>/dev/null)"
