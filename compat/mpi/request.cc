@@ -46,6 +46,20 @@ MPI_Status FromGrStatus(const grStatus_t& s) {
   return out;
 }
 
+// The outcome of the entry's gpurun request, which completed with `r` and
+// `s`: fills *status, unpacks a staged receive, returns the error. Call it
+// right after the gr* call that completed it (the error's message is that
+// call's grGetLastErrorMessage).
+Error Finished(RequestEntry& e, grResult_t r, const grStatus_t& s, MPI_Status* status) {
+  *status = e.recv ? FromGrStatus(s) : EmptyStatus();
+  if (r != grSuccess && r != grTruncated) return FromGr(r, e.recv ? "receive" : "send");
+  if (e.recv && e.type != nullptr) {
+    MPI_RETURN_IF_ERROR(Unpack(e.staging.data(), s.bytes, e.count, *e.type, e.buf));
+  }
+  if (r == grTruncated) return FromGr(r, "receive");
+  return Ok();
+}
+
 // Whether the entry's operation is done (block: waits); fills *status and
 // returns its error when it is.
 Error Progress(RequestEntry& e, bool block, bool* done, MPI_Status* status) {
@@ -73,13 +87,7 @@ Error Progress(RequestEntry& e, bool block, bool* done, MPI_Status* status) {
     if (r == grSuccess && flag == 0) return Ok();
   }
   *done = true;
-  *status = e.recv ? FromGrStatus(s) : EmptyStatus();
-  if (r != grSuccess && r != grTruncated) return FromGr(r, e.recv ? "receive" : "send");
-  if (e.recv && e.type != nullptr) {
-    MPI_RETURN_IF_ERROR(Unpack(e.staging.data(), s.bytes, e.count, *e.type, e.buf));
-  }
-  if (r == grTruncated) return FromGr(r, "receive");
-  return Ok();
+  return Finished(e, r, s, status);
 }
 
 // Completes requests given up by MPI_Request_free that have finished.
@@ -183,12 +191,16 @@ MPI_Comm CommOf(MPI_Request h) {
   return e != nullptr ? e->comm : MPI_COMM_WORLD;
 }
 
-// Whether every non-null request is a point-to-point one (gpurun can wait on them).
+// Whether every non-null request is a pending point-to-point one (staged
+// receives included), so that gpurun's grWaitany can wait on them, bounded by
+// GPURUN_TIMEOUT and failing on a dead peer. Otherwise the waits poll; that
+// is bounded too, as a collective's task ends within its own gpurun waits'
+// GPURUN_TIMEOUT and a completed request ends the wait at once.
 bool AllGr(int count, const MPI_Request* reqs) {
   for (int i = 0; i < count; ++i) {
     if (reqs[i] == MPI_REQUEST_NULL) continue;
     gpurun::mpi::RequestEntry* e = gpurun::mpi::Find(reqs[i]);
-    if (e == nullptr || e->task != nullptr || e->complete || (e->recv && e->type != nullptr)) return false;
+    if (e == nullptr || e->task != nullptr || e->complete) return false;
   }
   return true;
 }
@@ -340,11 +352,11 @@ int MPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* status) {
     std::unique_ptr<gpurun::mpi::RequestEntry> e = gpurun::mpi::Take(reqs[which]);
     reqs[which] = MPI_REQUEST_NULL;
     *index = which;
-    if (status != MPI_STATUS_IGNORE) {
-      *status = e->recv ? gpurun::mpi::FromGrStatus(s) : gpurun::mpi::EmptyStatus();
-    }
-    if (r != grSuccess) return gpurun::mpi::Report(comm, "MPI_Waitany", gpurun::mpi::FromGr(r, "MPI_Waitany"));
-    return MPI_SUCCESS;
+    MPI_Status st;
+    const Error err = gpurun::mpi::Finished(*e, r, s, &st);  // unpacks a staged receive
+    st.MPI_ERROR = err.cls;
+    if (status != MPI_STATUS_IGNORE) *status = st;
+    return err.ok() ? MPI_SUCCESS : gpurun::mpi::Report(comm, "MPI_Waitany", err);
   }
   int spins = 0;
   while (true) {
@@ -443,7 +455,7 @@ int MPI_Waitsome(int incount, MPI_Request reqs[], int* outcount, int indices[], 
     *outcount = 1 + (more == MPI_UNDEFINED ? 0 : more);
     return rc != MPI_SUCCESS || rest != MPI_SUCCESS ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
   }
-  // Collectives among them: poll; their tasks end within GPURUN_TIMEOUT.
+  // Collectives or completed requests among them: poll (bounded: see AllGr).
   int spins = 0;
   while (true) {
     const int rc = MPI_Testsome(incount, reqs, outcount, indices, statuses);

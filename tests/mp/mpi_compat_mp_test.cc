@@ -1,7 +1,8 @@
 // Multi-process tests of the MPI layer: mpi_probe (plain MPI C built with
 // build/bin/gpurun-cc) under the project's gpurun on 1 to 4 ranks, every
-// function group checked against MPI semantics; MPI_ERRORS_ARE_FATAL and
-// MPI_Abort ending the job; the wrappers' --showme and a C++ build.
+// function group checked against MPI semantics; MPI_Ssend over the UCX wire;
+// MPI_ERRORS_ARE_FATAL and MPI_Abort ending the job; waits failing on a dead
+// peer; the wrappers' --showme and a C++ build.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -64,6 +65,25 @@ TEST(MpiErrors, FatalHandlerPrintsTheErrorAndEndsTheJob) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("MPI_Send: MPI_ERR_RANK"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("MPI_ERRORS_ARE_FATAL"), std::string::npos) << r.err;
+  EXPECT_EQ(LeftoverProcesses(r.marker), std::vector<int>{});
+}
+
+// Rank 1 killed while rank 0 waits in MPI_Waitany / MPI_Waitsome on mixes of
+// receives from it (a derived datatype's, staged, and plain ones; with and
+// without a nonblocking barrier among them): both waits fail at once with
+// MPI_ERR_PROC_ABORTED naming rank 1, not after GPURUN_TIMEOUT (60 s here).
+TEST(MpiErrors, WaitsOnMixedRequestsFailNamingADeadPeer) {
+  RunOptions o = Job(2, {kBin + "/mpi_probe", "peerdeath"});
+  o.argv.insert(o.argv.begin() + 1, "--disable-auto-cleanup");
+  RunResult r = RunProcess(o);
+  EXPECT_FALSE(r.hit_limit) << r.err;
+  EXPECT_EQ(r.exit_code, 128 + 9) << r.out << r.err;  // rank 1's SIGKILL
+  EXPECT_NE(r.out.find("waitany [0]: MPI_ERR_PROC_ABORTED"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("waitsome ["), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("waitsome status [0]: MPI_ERR_PROC_ABORTED"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("from rank 1 (world 1) tag 1 on context 0: rank 1 (pid "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("from rank 1 (world 1) tag 3 on context 0: rank 1 (pid "), std::string::npos) << r.out;
+  EXPECT_LT(r.seconds, 30.0);
   EXPECT_EQ(LeftoverProcesses(r.marker), std::vector<int>{});
 }
 

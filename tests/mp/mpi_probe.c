@@ -4,8 +4,10 @@
  * "mpi GROUP ok rank R" when every check passed, else "FAIL ..." lines and
  * exits 1. Groups: world p2p ssend cancel coll reduce types nbc errors topo
  * unsupported comm; "all" runs every group but the fatal ones; "fatal" ends
- * through MPI_ERRORS_ARE_FATAL on purpose. */
+ * through MPI_ERRORS_ARE_FATAL on purpose; "peerdeath" kills rank 1 (run it
+ * with gpurun --disable-auto-cleanup). */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -684,6 +686,46 @@ static void GroupFatal(void) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Prints "WHAT: CLASS NAME [N]: MESSAGE" for one outcome of a wait. */
+static void SayWait(const char* what, int code, int n) {
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(code, msg, &len);
+  printf("%s [%d]: %s\n", what, n, msg);
+  fflush(stdout);
+}
+
+/* Rank 1 is killed while rank 0 waits in MPI_Waitany and MPI_Waitsome on
+ * mixes of requests from it: a receive into a derived datatype, a plain
+ * receive, a nonblocking barrier of the world. Each wait must fail at once,
+ * naming rank 1, not after GPURUN_TIMEOUT; rank 0 then exits 0 without
+ * MPI_Finalize (the world is broken). Run on 2 ranks. */
+static void GroupPeerDeath(void) {
+  if (g_size != 2) return;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (g_rank == 1) raise(SIGKILL);
+  MPI_Datatype strided;
+  MPI_Type_vector(3, 1, 2, MPI_INT, &strided);
+  MPI_Type_commit(&strided);
+  int grid[5], x, index = -2, out = -1, idx[3];
+  MPI_Request r[3];
+  MPI_Status st[3];
+  /* Point-to-point requests only: gpurun's own wait. */
+  MPI_Irecv(grid, 1, strided, 1, 1, MPI_COMM_WORLD, &r[0]);
+  MPI_Irecv(&x, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, &r[1]);
+  const int rc = MPI_Waitany(2, r, &index, MPI_STATUS_IGNORE);
+  SayWait("waitany", rc, index);
+  /* A nonblocking collective among them: the polling wait. */
+  MPI_Irecv(grid, 1, strided, 1, 3, MPI_COMM_WORLD, &r[0]);
+  MPI_Irecv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 4, MPI_COMM_WORLD, &r[1]);
+  MPI_Ibarrier(MPI_COMM_WORLD, &r[2]);
+  const int some = MPI_Waitsome(3, r, &out, idx, st);
+  SayWait("waitsome", some, out);
+  for (int i = 0; i < out; ++i) SayWait("waitsome status", st[i].MPI_ERROR, idx[i]);
+  exit(0);
+}
+
 static void GroupAbort(void) {
   if (g_rank == g_size - 1) MPI_Abort(MPI_COMM_WORLD, 7);
   MPI_Barrier(MPI_COMM_WORLD);
@@ -708,6 +750,7 @@ int main(int argc, char** argv) {
   const char* which = argc > 1 ? argv[1] : "all";
   if (strcmp(which, "fatal") == 0) GroupFatal();
   if (strcmp(which, "abort") == 0) GroupAbort();
+  if (strcmp(which, "peerdeath") == 0) GroupPeerDeath();
   int ran = 0;
   for (size_t i = 0; i < sizeof(kGroups) / sizeof(kGroups[0]); ++i) {
     if (strcmp(which, "all") != 0 && strcmp(which, kGroups[i].name) != 0) continue;
