@@ -184,6 +184,7 @@ Status HostCollImpl::Execute(const CollCall& call, const TuneChoice& choice, con
     GR_ASSIGN_OR_RETURN(groups[i], Group(w.algo, w.proto, w.channel));
     GR_ASSIGN_OR_RETURN(fns[i], HostWorkFn(w));
     configs[i] = base;
+    configs[i].site.net = proxy_.get();
     configs[i].site.channel = w.channel;
     configs[i].steps = ChunkSteps{w.chunk_steps, w.slice_steps};
     configs[i].step_elems = w.step_elems;
@@ -206,6 +207,7 @@ Status HostCollImpl::RunWorks(const CollCall& call, int nworks, const WorkDesc* 
                               ConnGroup* const* groups, const PrimConfig* configs) {
   const auto* send = static_cast<const std::byte*>(call.send);
   auto* recv = static_cast<std::byte*>(call.recv);
+  const NetProxy::Call net_call(proxy_.get());  // the proxy's passes are this thread's until the call ends
   for (int i = 0; i < nworks; ++i) {
     const WorkArgs args{&works[i], send, recv, groups[i], &configs[i]};
     GR_PRIMS_RETURN_IF_ERROR(fns[i](args));

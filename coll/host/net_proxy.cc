@@ -88,26 +88,33 @@ void NetProxy::Fail(Moving& m, const Status& why) {
 bool NetProxy::MoveSend(Moving& m) {
   NetFifo& f = m.fifo;
   bool moved = false;
-  while (m.done < m.posted) {
-    bool complete = false;
-    if (Status s = net_->Test(&m.ops[m.done % kFifoSteps], &complete); !s.ok()) {
-      Fail(m, s);
-      return true;
+  // Completions first (they free slots to post into), then posts, then the
+  // completions of those: a small send UCX completes inline is credited in
+  // the same pass, so the executor leaving a call finds nothing unsent.
+  for (int round = 0; round < 2; ++round) {
+    while (m.done < m.posted) {
+      bool complete = false;
+      if (Status s = net_->Test(&m.ops[m.done % kFifoSteps], &complete); !s.ok()) {
+        Fail(m, s);
+        return true;
+      }
+      if (!complete) break;
+      f.header.head.post(++m.done);
+      moved = true;
     }
-    if (!complete) break;
-    f.header.head.post(++m.done);
-    moved = true;
-  }
-  const uint64_t tail = f.header.tail.load();
-  while (m.posted < tail && m.posted < m.done + kFifoSteps) {
-    const uint64_t step = m.posted;
-    const uint32_t bytes = f.sizes[step % kFifoSteps];
-    if (Status s = net_->Send(f.peer, TagOf(f.id, step), f.Slot(step), bytes, &m.ops[step % kFifoSteps]); !s.ok()) {
-      Fail(m, s);
-      return true;
+    if (round == 1) break;
+    const uint64_t tail = f.header.tail.load();
+    if (m.posted >= tail || m.posted >= m.done + kFifoSteps) break;
+    while (m.posted < tail && m.posted < m.done + kFifoSteps) {
+      const uint64_t step = m.posted;
+      const uint32_t bytes = f.sizes[step % kFifoSteps];
+      if (Status s = net_->Send(f.peer, TagOf(f.id, step), f.Slot(step), bytes, &m.ops[step % kFifoSteps]); !s.ok()) {
+        Fail(m, s);
+        return true;
+      }
+      ++m.posted;
+      moved = true;
     }
-    ++m.posted;
-    moved = true;
   }
   return moved;
 }
@@ -141,16 +148,15 @@ bool NetProxy::MoveRecv(Moving& m) {
   return moved;
 }
 
-uint64_t NetProxy::NowNs() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
-
 bool NetProxy::PassLocked() {
   if (!net_) return false;
-  last_pass_ns_.store(NowNs(), std::memory_order_relaxed);
-  bool moved = net_->Progress();
+  // Sends first: a step the executor just published (Kick) leaves before the
+  // worker progress, a system call over TCP, delays it.
+  bool moved = false;
+  for (auto& m : fifos_) {
+    if (m->fifo.send && !m->fifo.failed.load(std::memory_order_relaxed)) moved |= MoveSend(*m);
+  }
+  moved |= net_->Progress();
   for (auto& m : fifos_) {
     if (m->fifo.failed.load(std::memory_order_relaxed)) continue;
     // What arrived before a failure still counts: move first, then look.
@@ -160,25 +166,54 @@ bool NetProxy::PassLocked() {
   return moved;
 }
 
+void NetProxy::Leave() {
+  inside_.store(false, std::memory_order_release);
+  // fifos_ changes only on this thread (AddFifo); head and tail are atomics.
+  for (const auto& m : fifos_) {
+    const NetFifo& f = m->fifo;
+    if (!f.send || f.failed.load(std::memory_order_relaxed) || f.header.head.load() >= f.header.tail.load()) continue;
+    {
+      std::lock_guard<std::mutex> lock(wake_mu_);
+      handovers_.fetch_add(1, std::memory_order_relaxed);
+    }
+    wake_cv_.notify_one();
+    return;
+  }
+}
+
 void NetProxy::Run() {
   p2p::Backoff backoff(policy_);
-  while (!stop_.load(std::memory_order_acquire)) {
-    // Leave the passes to the executor while it runs them itself (Kick /
-    // Poll): two threads taking turns at one lock on a host with fewer
-    // cores than threads mostly wait for each other to be scheduled.
-    if (NowNs() - last_pass_ns_.load(std::memory_order_relaxed) < kIdleBeforeThreadNs) {
-      backoff.Pause();
-      continue;
-    }
-    bool moved;
+  uint64_t served = 0;
+  for (;;) {
+    uint64_t handover;
     {
-      std::lock_guard<std::mutex> lock(mu_);
-      moved = PassLocked();
+      std::unique_lock<std::mutex> lock(wake_mu_);
+      wake_cv_.wait(lock, [&] {
+        return stop_.load(std::memory_order_relaxed) ||
+               (handovers_.load(std::memory_order_relaxed) != served && !inside_.load(std::memory_order_acquire));
+      });
+      if (stop_.load(std::memory_order_relaxed)) return;
+      handover = handovers_.load(std::memory_order_relaxed);
     }
-    if (moved) {
-      backoff.Reset();
-    } else {
-      backoff.Pause();
+    // Until the steps are sent, or the executor is back (it moves them then).
+    backoff.Reset();
+    while (!stop_.load(std::memory_order_relaxed) && !inside_.load(std::memory_order_acquire)) {
+      bool moved;
+      bool drained;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        moved = PassLocked();
+        drained = SendsDrained();
+      }
+      if (drained) {
+        served = handover;
+        break;
+      }
+      if (moved) {
+        backoff.Reset();
+      } else {
+        backoff.Pause();
+      }
     }
   }
 }
@@ -193,7 +228,11 @@ bool NetProxy::SendsDrained() const {
 
 void NetProxy::Stop() {
   if (thread_.joinable()) {
-    stop_.store(true, std::memory_order_release);
+    {
+      std::lock_guard<std::mutex> lock(wake_mu_);
+      stop_.store(true, std::memory_order_release);
+    }
+    wake_cv_.notify_one();
     thread_.join();
   }
   std::lock_guard<std::mutex> lock(mu_);
@@ -228,5 +267,7 @@ void NetProxy::Stop() {
   net_->Close(2.0);
   net_.reset();
 }
+
+void PollNetProxy(NetProxy& proxy) { proxy.Poll(); }
 
 }  // namespace gpurun::coll

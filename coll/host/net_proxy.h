@@ -20,16 +20,20 @@
 // (group, edge code, sender rank) and the step's low 32 bits, so a step can
 // only land in its own slot.
 //
-// Who runs the proxy: the executor runs a pass itself when it has published
-// a step (Kick) and while it waits on a NET FIFO (Poll), and a progress
-// thread (started with the first NET edge) runs them whenever no pass ran
-// for kIdleBeforeThreadNs: while the executor reduces a large chunk, and
-// between calls (a peer's rendezvous must not wait for this rank's next
-// collective). The thread polls with p2p::Backoff (spinning after activity,
-// then sleeping up to GPURUN_PROGRESS_MAX_SLEEP). Whoever holds the proxy's
-// lock moves the steps; the thread keeps off it while the executor polls,
-// because on a host with fewer cores than threads two threads taking turns
-// at one lock mostly wait for each other to be scheduled.
+// Who runs the proxy: one thread at a time, so that a rank keeps one
+// thread busy (a host may have fewer cores than ranks and proxies). Inside a
+// collective call (Enter / Leave, from HostColl) the executor runs every
+// pass itself: when it has published a step (Kick), while it waits on a NET
+// FIFO (Poll), and every kPollsPerCheck polls of its other waits (a shared-
+// memory edge of the same call: a peer's send may need this side's UCX
+// progress to complete). The progress thread (started with the first NET
+// edge) sleeps on a condition variable meanwhile; Leave wakes it only when
+// a published step has not been sent yet (a large step that TCP takes in
+// parts, or one a busy lock kept from being posted), and it then runs
+// passes, spinning and backing off with p2p::Backoff, until every published
+// step has been sent or the executor enters a call again. Receives move
+// only inside calls: a step arriving between calls waits in UCX (or in the
+// socket) for the call that reads it.
 //
 // Failure: a send or receive that fails, or the endpoint of the FIFO's peer
 // failing, marks that FIFO failed with the error (naming the peer); the
@@ -46,6 +50,7 @@
 #define GPURUN_COLL_HOST_NET_PROXY_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -109,6 +114,28 @@ class NetProxy {
   // From a wait on a NET FIFO: the same.
   void Poll() { Kick(); }
 
+  // The executor starts / ends a collective call: the thread leaves the
+  // passes to it from Enter on; Leave hands them back to the thread if a
+  // published step has not been sent yet. Enter and Leave alternate.
+  void Enter() { inside_.store(true, std::memory_order_release); }
+  void Leave();
+
+  // Enter for a scope (a collective call), Leave at its end.
+  class Call {
+   public:
+    explicit Call(NetProxy* proxy) : proxy_(proxy) {
+      if (proxy_ != nullptr) proxy_->Enter();
+    }
+    ~Call() {
+      if (proxy_ != nullptr) proxy_->Leave();
+    }
+    Call(const Call&) = delete;
+    Call& operator=(const Call&) = delete;
+
+   private:
+    NetProxy* proxy_;
+  };
+
   // Ends the thread, flushes what was published, cancels receives, closes
   // UCX. Idempotent.
   void Stop();
@@ -126,10 +153,6 @@ class NetProxy {
   // Whether every published step of every live send FIFO was sent.
   bool SendsDrained() const;
 
-  static uint64_t NowNs();
-  // The thread runs a pass only when none ran for this long.
-  static constexpr uint64_t kIdleBeforeThreadNs = 20'000;
-
   CommLink& link_;
   double timeout_s_;
   p2p::Backoff::Policy policy_;
@@ -137,7 +160,12 @@ class NetProxy {
   std::mutex mu_;  // net_, fifos_: the thread's passes, Kick/Poll, AddFifo, Stop
   std::vector<std::unique_ptr<Moving>> fifos_;
   std::atomic<bool> stop_{false};
-  std::atomic<uint64_t> last_pass_ns_{0};  // when a pass last started (steady clock)
+  std::atomic<bool> inside_{false};  // the executor is in a collective call (Enter .. Leave)
+  // The thread sleeps on wake_cv_ until stop_, or until Leave counted a
+  // hand-over (handovers_) that it has not served, with the executor outside.
+  std::mutex wake_mu_;
+  std::condition_variable wake_cv_;
+  std::atomic<uint64_t> handovers_{0};
   std::thread thread_;
   bool stopped_ = false;
 };

@@ -26,11 +26,14 @@ constexpr bool kInline = !std::is_same_v<P, ProtoSimple>;
 // the peer.
 template <typename Ready>
 Status WaitNet(const WaitSite& site, NetFifo& fifo, NetProxy& proxy, uint64_t step, const char* what, Ready&& ready) {
-  GR_PRIMS_RETURN_IF_ERROR(WaitUntil(site, fifo.peer, step, what, [&] {
-    if (ready()) return true;
-    proxy.Poll();
-    return ready() || fifo.failed.load(std::memory_order_acquire);
-  }));
+  if (ready()) return OkStatus();
+  GR_PRIMS_RETURN_IF_ERROR(WaitUntilSlow(
+      site, fifo.peer, step, what,
+      [&] {
+        proxy.Poll();
+        return ready() || fifo.failed.load(std::memory_order_acquire);
+      },
+      kNetQuickPolls));
   if (!ready()) return WaitError(site, fifo.peer, step, what, fifo.error);
   return OkStatus();
 }

@@ -3,7 +3,9 @@
 // polls (CommLink::CheckPeer: a dead or aborted peer is grRemoteError naming
 // it) and give up after GPURUN_TIMEOUT with grTimeout naming the collective,
 // algorithm, protocol, channel, step and peer. While the backoff sleeps,
-// every poll checks (polls are then microseconds apart).
+// every poll checks (polls are then microseconds apart). On a communicator
+// with NET edges each check also runs a pass of its NET proxy (the executor
+// moves the NET steps while it is inside a call, net_proxy.h).
 #ifndef GPURUN_COLL_HOST_WAIT_H_
 #define GPURUN_COLL_HOST_WAIT_H_
 
@@ -18,6 +20,10 @@
 
 namespace gpurun::coll {
 
+class NetProxy;
+// NetProxy::Poll (net_proxy.h), for the waits below.
+void PollNetProxy(NetProxy& proxy);
+
 // What a wait names in its errors, and how it waits.
 struct WaitSite {
   CommLink* link = nullptr;
@@ -27,12 +33,19 @@ struct WaitSite {
   int channel = 0;
   double timeout_s = 0;  // 0: forever
   p2p::Backoff::Policy policy{};
+  NetProxy* net = nullptr;  // the communicator's NET proxy, if it has one: run at each check
 };
 
 // Polls between two peer/clock checks (a poll is ~10-100 ns).
 inline constexpr uint32_t kPollsPerCheck = 64;
 // Polls of a wait before its first clock reading and backoff step.
 inline constexpr uint32_t kQuickPolls = 256;
+// The same for a wait on a NET FIFO, none: each of its polls is a proxy pass
+// (UCX worker progress: a system call over TCP), 1.6-1.9 us each on the
+// 2-core test VM (counted in gpurun-bench allreduce 8 B across 2 virtual
+// nodes), so 256 of them spun ~0.45 ms before the backoff could give the
+// core to a peer waiting for it; a clock reading is ~50x cheaper than a pass.
+inline constexpr uint32_t kNetQuickPolls = 0;
 
 // The error for a wait that failed: "<func> <algo>/<proto> channel <c> step <s>: <what> <peer>: <cause>".
 Status WaitError(const WaitSite& site, int peer, uint64_t step, const char* what, const Status& cause);
@@ -40,11 +53,12 @@ Status WaitTimeout(const WaitSite& site, int peer, uint64_t step, const char* wh
 
 // WaitUntil past its first poll (not inlined: the hot path is the first poll).
 template <typename Ready>
-[[gnu::noinline]] Status WaitUntilSlow(const WaitSite& site, int peer, uint64_t step, const char* what, Ready&& ready) {
+[[gnu::noinline]] Status WaitUntilSlow(const WaitSite& site, int peer, uint64_t step, const char* what, Ready&& ready,
+                                       uint32_t quick_polls = kQuickPolls) {
   // Most waits of a pipelined small collective end within a cache-line
   // transfer or two: poll that long before anything reads the clock (two
   // clock reads per wait were 16 % of an 8-byte bcast's time; issue 4).
-  for (uint32_t polls = 0; polls < kQuickPolls; ++polls) {
+  for (uint32_t polls = 0; polls < quick_polls; ++polls) {
     if (ready()) return OkStatus();
   }
   p2p::Backoff backoff(site.policy);
@@ -53,6 +67,7 @@ template <typename Ready>
     if (ready()) return OkStatus();
     // Sleeping polls are microseconds apart already: check at each of them.
     if (polls % kPollsPerCheck == 0 || backoff.phase() == p2p::Backoff::Phase::kSleep) {
+      if (site.net != nullptr) PollNetProxy(*site.net);
       if (Status s = site.link->CheckPeer(peer); !s.ok()) return WaitError(site, peer, step, what, s);
       if (ready()) return OkStatus();
       const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - start;

@@ -1,10 +1,12 @@
 // NetProxy on its own, two ranks as threads of one process (ThreadLink for
 // the address exchange, real UCX between the two proxies): steps of every
 // size from empty to a full slot arrive in order, in their slots, many times
-// round the FIFO; steps published just before the proxy stops still arrive;
-// a peer whose proxy went away fails the other's FIFO naming it.
+// round the FIFO; steps published just before the proxy stops still arrive,
+// and so do those a call left unsent (the progress thread sends them); a
+// peer whose proxy went away fails the other's FIFO naming it.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <thread>
@@ -134,6 +136,53 @@ TEST(NetProxy, PublishedStepsArriveAfterStop) {
               char done = 1;
               std::vector<char> all(2);
               (void)world.AllGather(1, &done, 1, all.data());
+              return "";
+            }),
+            "");
+}
+
+// Steps published inside a call that had not left when the call ended go
+// out by the progress thread while the executor is elsewhere (here blocked in
+// an all-gather). The receiver starts only once the sender is outside, so 8
+// steps of 1 MiB cannot all have left during the call.
+TEST(NetProxy, ThreadSendsWhatACallLeftUnsent) {
+  constexpr uint64_t kBig = kFifoSteps * (uint64_t{1} << 20);
+  static std::atomic<bool> left{false};
+  left = false;
+  EXPECT_EQ(RunTwo([&](int rank, NetProxy& proxy, ThreadWorld& world) -> std::string {
+              std::vector<char> all(2);
+              char one = 1;
+              auto fifo = proxy.AddFifo(1 - rank, rank == 0, kId, kBig);
+              if (!fifo.ok()) return fifo.status().ToString();
+              NetFifo& f = **fifo;
+              const uint64_t step_bytes = kBig / kFifoSteps;
+              if (rank == 0) {
+                proxy.Enter();
+                for (uint64_t s = 0; s < kFifoSteps; ++s) {
+                  std::byte* slot = f.Slot(s);
+                  for (uint64_t i = 0; i < step_bytes; ++i) slot[i] = ByteOf(s, i);
+                  f.sizes[s] = static_cast<uint32_t>(step_bytes);
+                  f.header.tail.post(s + 1);
+                  proxy.Kick();
+                }
+                proxy.Leave();
+                left = true;
+                return world.AllGather(0, &one, 1, all.data()).ok() ? "" : "allgather failed";
+              }
+              while (!left) std::this_thread::yield();
+              for (uint64_t s = 0; s < kFifoSteps; ++s) {
+                if (!WaitFor(proxy, [&] { return f.header.tail.load() > s || f.failed.load(); })) return "timed out";
+                if (f.failed.load()) return f.error.ToString();
+                if (f.sizes[s] != step_bytes)
+                  return "step " + std::to_string(s) + " carried " + std::to_string(f.sizes[s]);
+                const std::byte* slot = f.Slot(s);
+                for (uint64_t i = 0; i < step_bytes; ++i) {
+                  if (slot[i] != ByteOf(s, i))
+                    return "step " + std::to_string(s) + " byte " + std::to_string(i) + " differs";
+                }
+                f.header.head.post(s + 1);
+              }
+              (void)world.AllGather(1, &one, 1, all.data());
               return "";
             }),
             "");
