@@ -171,6 +171,7 @@ Status HostCollImpl::Execute(const CollCall& call, const TuneChoice& choice, con
   plan.proto = choice.proto;
   plan.nchannels = choice.nchannels;
   plan.buffer_bytes = HostBufferBytes(choice.proto);
+  plan.net = HasNet();
   WorkDesc works[kMaxWorks];
   GR_ASSIGN_OR_RETURN(const int nworks, PlanCollective(plan, works));
 

@@ -15,10 +15,15 @@ bool HostAlgoExists(Func func, Algo algo) {
   return (algo == Algo::kTree || algo == Algo::kOneShot) && func == Func::kAllReduce;
 }
 
+ChunkSteps PlanSteps(const PlanInput& in) {
+  if (in.net && in.algo == Algo::kRing && in.proto == Protocol::kSimple) return ChunkSteps{1, 1};
+  return ChunkStepsFor(in.func, in.algo, in.proto);
+}
+
 namespace {
 
 WorkDesc BaseWork(const PlanInput& in, int channel, Range part) {
-  const ChunkSteps steps = ChunkStepsFor(in.func, in.algo, in.proto);
+  const ChunkSteps steps = PlanSteps(in);
   const int elem = ElemSize(in.type);
   WorkDesc w{};
   w.func = in.func;
@@ -78,7 +83,7 @@ StatusOr<int> PlanCollective(const PlanInput& in, std::span<WorkDesc> out) {
     return InvalidArgument("ring position " + std::to_string(in.ring_index) + " or root " +
                            std::to_string(in.root_index) + " is outside 0.." + std::to_string(in.nranks - 1));
   }
-  const ChunkSteps steps = ChunkStepsFor(in.func, in.algo, in.proto);
+  const ChunkSteps steps = PlanSteps(in);
   if (!IsValidBufferBytes(in.proto, in.buffer_bytes) || ChunkBytes(in.proto, in.buffer_bytes, steps.chunk_steps) == 0) {
     return InvalidArgument(std::string("a FIFO of ") + std::to_string(in.buffer_bytes) + " bytes is too small for " +
                            ProtocolName(in.proto));

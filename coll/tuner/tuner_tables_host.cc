@@ -48,6 +48,12 @@
 //      runs of the same size (ranks and proxy threads waiting for a core), so
 //      the figures below are the MINIMA, and no more than a rough guide;
 //      refit on an idle machine or a real network.
+//   Y  the NET connectors after the proxy hand-over and ring Simple's one
+//      step per chunk on NET (coll/planner/planner.h PlanSteps), 2026-11-30
+//      22:20 UTC: UCX_NET_DEVICES=lo chrt -f 10 build/bin/gpurun -n 2
+//      --nodes 2 build/bin/gpurun-bench allreduce -b 8 -e 4K -f 8 -n 200
+//      with GPURUN_PROTO=ll and simple, two runs each. chrt keeps the other
+//      jobs on the 2 vCPUs (load 4-6) off the ranks, as on an idle machine.
 //
 // Not measurable here: anything with more than 2 ranks (4 ranks on 2 vCPUs
 // measure oversubscription: 40-120 us at 8 B), so hop costs for longer rings
@@ -98,13 +104,13 @@ constexpr TunerTables MakeHostTables() {
   // B: the tree's second work, 0.039 us (LL fit; Simple's -0.08 and LL128's
   // are noise around it).
   t.work_us[kLL] = t.work_us[kLL128] = t.work_us[kSimple] = 0.04;
-  // X, ring allreduce 8 B - 2 KiB: LL at best 26.6 us (2 NET hops: 13 us
-  // each, less the base); Simple at best 77.9 us (512 B; two messages per
-  // slice, one of them empty, and a chunk of 4 steps: 39 us a hop). Ring
-  // and tree alike (the tree's runs, 1.1-3 ms but for one 24.6 us, did not
-  // give a usable minimum). No NET edge for LL128.
-  t.net_hop_us[kLL] = 13;
-  t.net_hop_us[kSimple] = 39;
+  // Y, ring allreduce 8-512 B (2 NET hops, less the base): LL 23.1-23.4
+  // us, 11.4 us a hop; Simple 23.4-23.6 us, 11.6 us a hop (one message per
+  // step and a step per chunk; with X's chunk of 4 steps, 3 of them empty
+  // messages for a small call, it was 39 us a hop). Ring and tree alike. No
+  // NET edge for LL128.
+  t.net_hop_us[kLL] = 11.4;
+  t.net_hop_us[kSimple] = 11.6;
 
   // B, allreduce (ring: min of 10 runs; tree: 10 runs), 2-8 MiB.
   t.reduce_gbps[kRing][kLL] = 2.64;

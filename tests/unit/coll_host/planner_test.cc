@@ -70,6 +70,40 @@ TEST(Planner, WorksCoverTheCountOnceAndChunksCoverEachPart) {
   }
 }
 
+// On NET edges every step is a message: ring Simple moves one step per chunk
+// (no empty steps for a small call); the other pairs keep their geometry.
+TEST(Planner, NetRingSimpleMovesOneStepPerChunk) {
+  for (Func func : {Func::kAllReduce, Func::kAllGather, Func::kReduceScatter, Func::kBroadcast, Func::kReduce}) {
+    for (Algo algo : {Algo::kRing, Algo::kTree}) {
+      if (!HostAlgoExists(func, algo)) continue;
+      for (Protocol proto : {Protocol::kLL, Protocol::kLL128, Protocol::kSimple}) {
+        for (uint64_t count : {1ull, 4099ull, 300007ull}) {
+          PlanInput in = Input(func, algo, proto, DataType::kFloat32, count, 3, 2);
+          in.net = true;
+          const bool one = algo == Algo::kRing && proto == Protocol::kSimple;
+          const ChunkSteps want = one ? ChunkSteps{1, 1} : ChunkStepsFor(func, algo, proto);
+          EXPECT_EQ(PlanSteps(in).chunk_steps, want.chunk_steps);
+          EXPECT_EQ(PlanSteps(in).slice_steps, want.slice_steps);
+          WorkDesc works[kMaxWorks];
+          auto n = PlanCollective(in, works);
+          ASSERT_TRUE(n.ok()) << n.status().ToString();
+          uint64_t covered = 0;
+          for (int i = 0; i < *n; ++i) {
+            const WorkDesc& w = works[i];
+            EXPECT_EQ(w.chunk_steps, want.chunk_steps);
+            EXPECT_EQ(w.slice_steps, want.slice_steps);
+            EXPECT_EQ(w.chunk_count * 4, ChunkBytes(proto, HostBufferBytes(proto), want.chunk_steps));
+            const uint64_t per_loop = w.chunk_count * (func == Func::kAllReduce && algo == Algo::kRing ? 3 : 1);
+            EXPECT_GE(w.loops * per_loop, w.part_count);
+            covered += w.part_count;
+          }
+          EXPECT_EQ(covered, count);
+        }
+      }
+    }
+  }
+}
+
 TEST(Planner, TreeSplitsEachChannelBetweenTheTwoTrees) {
   WorkDesc works[kMaxWorks];
   auto n =
