@@ -16,7 +16,10 @@ bool HostAlgoExists(Func func, Algo algo) {
 }
 
 ChunkSteps PlanSteps(const PlanInput& in) {
-  if (in.net && in.algo == Algo::kRing && in.proto == Protocol::kSimple) return ChunkSteps{1, 1};
+  const uint64_t bytes = in.count * static_cast<uint64_t>(ElemSize(in.type));
+  if (in.net && in.algo == Algo::kRing && in.proto == Protocol::kSimple && bytes < kNetOneStepMaxBytes) {
+    return ChunkSteps{1, 1};
+  }
   return ChunkStepsFor(in.func, in.algo, in.proto);
 }
 

@@ -52,12 +52,18 @@ struct PlanInput {
 };
 
 // The chunk geometry of a plan: ChunkStepsFor, except ring Simple with NET
-// edges, {1, 1}. Each step on a NET edge is a UCX message, and a chunk of 4
-// steps that a small call fills one of sends 3 empty ones; one step per
-// chunk sends none. Measured across 2 virtual nodes (gpurun -n 2 --nodes 2,
-// UCX over loopback TCP, ranks under chrt -f so other jobs on the 2 cores
-// stay off): forced ring/simple allreduce 4 KiB 78 -> 27 us, 32 KiB 87 -> 32
-// us, 256 KiB 301 -> 274 us.
+// edges on calls under kNetOneStepMaxBytes (count x element size), {1, 1}.
+// Each step on a NET edge is a UCX message, and a chunk of 4 steps that a
+// small call fills one of sends 3 empty ones; one step per chunk sends none.
+// Measured across 2 virtual nodes (gpurun -n 2 --nodes 2 gpurun-bench
+// allreduce, UCX over loopback TCP, ranks under chrt -f so other jobs on the
+// 2 cores stay off): forced ring/simple 4 KiB 78 -> 27 us, 32 KiB 87 -> 32
+// us, 256 KiB 282 -> 268 us; but from 512 KiB on the 4-step chunk pipelines
+// better (3 alternating runs each, {4, 2} against {1, 1}: 512 KiB 469 / 520
+// us, 1 MiB 944 / 1075, 2 MiB 1895 / 2085), so larger calls keep it. Prims
+// rounds a connection's steps to the chunk when the geometry changes
+// between calls (SkipNet sends the skipped steps empty).
+inline constexpr uint64_t kNetOneStepMaxBytes = 512 * 1024;
 ChunkSteps PlanSteps(const PlanInput& input);
 
 // Whether the host executor has (func, algo): ring for all five functions,

@@ -71,16 +71,18 @@ TEST(Planner, WorksCoverTheCountOnceAndChunksCoverEachPart) {
 }
 
 // On NET edges every step is a message: ring Simple moves one step per chunk
-// (no empty steps for a small call); the other pairs keep their geometry.
+// (no empty steps for a small call) below kNetOneStepMaxBytes; larger calls
+// and the other pairs keep their geometry.
 TEST(Planner, NetRingSimpleMovesOneStepPerChunk) {
   for (Func func : {Func::kAllReduce, Func::kAllGather, Func::kReduceScatter, Func::kBroadcast, Func::kReduce}) {
     for (Algo algo : {Algo::kRing, Algo::kTree}) {
       if (!HostAlgoExists(func, algo)) continue;
       for (Protocol proto : {Protocol::kLL, Protocol::kLL128, Protocol::kSimple}) {
-        for (uint64_t count : {1ull, 4099ull, 300007ull}) {
+        for (uint64_t count :
+             {uint64_t{1}, uint64_t{4099}, kNetOneStepMaxBytes / 4 - 1, kNetOneStepMaxBytes / 4, uint64_t{300007}}) {
           PlanInput in = Input(func, algo, proto, DataType::kFloat32, count, 3, 2);
           in.net = true;
-          const bool one = algo == Algo::kRing && proto == Protocol::kSimple;
+          const bool one = algo == Algo::kRing && proto == Protocol::kSimple && count * 4 < kNetOneStepMaxBytes;
           const ChunkSteps want = one ? ChunkSteps{1, 1} : ChunkStepsFor(func, algo, proto);
           EXPECT_EQ(PlanSteps(in).chunk_steps, want.chunk_steps);
           EXPECT_EQ(PlanSteps(in).slice_steps, want.slice_steps);
