@@ -41,7 +41,8 @@ struct GpuTuneInput {
 StatusOr<TuneChoice> ChooseGpu(const GpuTuneInput& input, const CollOverride& override_masks, bool honour_override);
 
 // Every candidate's predicted time for gpurun-tune: negative when the GPU
-// path lacks it for this input (not implemented, or one-shot out of reach).
+// path lacks it for this input (no row in the tables, LL128 unsafe, or the
+// call beyond the one-shot / two-shot limits).
 double PredictGpuCandidate(const GpuTuneInput& input, Algo algo, Protocol proto, int* nchannels);
 
 }  // namespace gpurun::coll

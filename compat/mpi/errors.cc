@@ -124,7 +124,7 @@ const char* ClassString(int cls) {
 int Unsupported(MPI_Comm comm, const char* what) {
   return Report(comm, what,
                 Fail(MPI_ERR_UNSUPPORTED_OPERATION,
-                     std::string(what) + " is not implemented by gpurun's MPI layer (one-sided communication, graph "
+                     std::string(what) + " is outside gpurun's MPI layer (one-sided communication, graph "
                                          "topologies and neighborhood collectives are not supported)"));
 }
 
