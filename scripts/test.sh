@@ -16,7 +16,9 @@ else
   echo "test: no GPU on this machine: tests labelled gpu are skipped (they run on the GPU machine)"
 fi
 status=0
-ctest --test-dir build --output-on-failure -j"$(nproc)" "$@" || status=$?
+# --timeout: a test without its own TIMEOUT property that hangs fails after
+# 300 s (naming itself) instead of holding CI to its limit.
+ctest --test-dir build --output-on-failure --timeout 300 -j"$(nproc)" "$@" || status=$?
 if [ $# -eq 0 ]; then
   ./tests/slurm/run_tests.sh build || status=1
 else

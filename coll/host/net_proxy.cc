@@ -14,14 +14,19 @@ namespace {
 // The longest Stop waits for published steps to leave (GPURUN_TIMEOUT when shorter).
 constexpr double kStopDrainS = 30;
 
+// Passes in a row that move nothing, with a receive posted, before a receive
+// FIFO whose peer's endpoint failed fails (MayStillArrive).
+constexpr int kGoneIdlePasses = 4;
+
 uint64_t TagOf(uint64_t id, uint64_t step) { return id << 32 | (step & 0xFFFFFFFFull); }
 
 }  // namespace
 
 struct NetProxy::Moving {
   NetFifo fifo;
-  uint64_t posted = 0;  // steps handed to UCX
-  uint64_t done = 0;    // steps UCX completed (head for sends, tail for receives)
+  uint64_t posted = 0;       // steps handed to UCX
+  uint64_t done = 0;         // steps UCX completed (head for sends, tail for receives)
+  int idle_after_error = 0;  // passes in a row without movement since the peer's endpoint failed
   p2p::UcxNetOp ops[kFifoSteps];
 };
 
@@ -160,10 +165,27 @@ bool NetProxy::PassLocked() {
   for (auto& m : fifos_) {
     if (m->fifo.failed.load(std::memory_order_relaxed)) continue;
     // What arrived before a failure still counts: move first, then look.
-    moved |= m->fifo.send ? MoveSend(*m) : MoveRecv(*m);
-    if (Status s = net_->PeerError(m->fifo.peer); !s.ok()) Fail(*m, s);
+    const bool here = m->fifo.send ? MoveSend(*m) : MoveRecv(*m);
+    moved |= here;
+    if (Status s = net_->PeerError(m->fifo.peer); !s.ok() && !MayStillArrive(*m, here)) Fail(*m, s);
   }
   return moved;
+}
+
+bool NetProxy::MayStillArrive(Moving& m, bool moved) {
+  // A send to a failed peer fails at once. A peer that ended (closed its
+  // endpoint after its sends completed locally) may have left steps that
+  // wait in UCX for a receive this side posts only once the executor frees
+  // their slots; they match the moment it is posted. So a receive fails only
+  // after kGoneIdlePasses passes in a row that moved nothing while a posted
+  // receive stayed open; while every posted receive is complete it waits for
+  // the executor.
+  if (m.fifo.send) return false;
+  if (moved || m.done == m.posted) {
+    m.idle_after_error = 0;
+    return true;
+  }
+  return ++m.idle_after_error < kGoneIdlePasses;
 }
 
 void NetProxy::Leave() {

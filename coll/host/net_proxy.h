@@ -37,7 +37,9 @@
 //
 // Failure: a send or receive that fails, or the endpoint of the FIFO's peer
 // failing, marks that FIFO failed with the error (naming the peer); the
-// executor's waits see it. Stop() (the destructor, called by the thread
+// executor's waits see it. A receive FIFO outlives its peer's endpoint while
+// steps may still arrive (a peer that ended normally after its sends
+// completed locally: they wait in UCX until this side posts receives). Stop() (the destructor, called by the thread
 // that runs the collectives) ends the thread, then sends what the executor
 // published but the proxy had not yet sent (bounded by GPURUN_TIMEOUT and 30
 // s, skipping peers that failed or that CommLink::CheckPeer reports dead),
@@ -149,6 +151,7 @@ class NetProxy {
   bool PassLocked();
   bool MoveSend(Moving& m);
   bool MoveRecv(Moving& m);
+  bool MayStillArrive(Moving& m, bool moved);  // a receive FIFO whose peer's endpoint failed
   void Fail(Moving& m, const Status& why);
   // Whether every published step of every live send FIFO was sent.
   bool SendsDrained() const;

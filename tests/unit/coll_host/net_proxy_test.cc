@@ -98,7 +98,15 @@ TEST(NetProxy, StepsArriveInOrderRoundTheFifo) {
               auto in = proxy.AddFifo(1 - rank, false, NetProxy::EdgeId(1, 0, 1 - rank), kBuffer);
               if (!out.ok() || !in.ok()) return "AddFifo failed";
               uint64_t sent = 0, got = 0;
+              const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
               while (got < kSteps) {
+                if (std::chrono::steady_clock::now() > end) {
+                  return "timed out with " + std::to_string(sent) + " steps sent and " + std::to_string(got) +
+                         " received";
+                }
+                if ((*in)->failed.load() && (*in)->header.tail.load() <= got) {
+                  return "receive failed after " + std::to_string(got) + " steps: " + (*in)->error.ToString();
+                }
                 if (sent < kSteps && SlotFree(sent, (*out)->header.head.load())) {
                   if (!SendStep(proxy, **out, sent++)) return "send failed: " + (*out)->error.ToString();
                 }
