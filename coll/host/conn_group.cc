@@ -116,12 +116,6 @@ Status ConnGroup::Setup(CommLink& link, int channel, NetProxy* proxy, bool all_n
   if (algo_ != Algo::kRing && algo_ != Algo::kTree && algo_ != Algo::kOneShot) {
     return InternalError(std::string("no connector group for the ") + AlgoName(algo_) + " algorithm");
   }
-  // Every rank sees the same: with ranks on several hosts, each has a peer elsewhere.
-  if (algo_ == Algo::kOneShot && (link.LocalSize() != nranks || all_net)) {
-    return InvalidUsage("oneshot connectors need every rank on one host over shared memory; " +
-                        std::to_string(link.LocalSize()) + " of the communicator's " + std::to_string(nranks) +
-                        " ranks are on this host" + (all_net ? " and GPURUN_COLL_NET=always" : ""));
-  }
   const int nregions = algo_ == Algo::kRing ? kRegionsRing : algo_ == Algo::kTree ? kRegionsTree : nranks - 1;
   std::vector<Edge> in, out;
   ListEdges(*this, algo_, nranks, rank, &in, &out);

@@ -5,10 +5,10 @@
 //          rank order);
 //   tree   for each of the two trees of the double binary tree, a receive
 //          and a send connector to the parent and to each child;
-//   oneshot a receive and a send connector to every other rank (all pairs;
-//          only when every rank is on this host: InvalidUsage otherwise).
-//          Its n - 1 FIFOs per rank exist only in one-shot groups, which
-//          are made only when a call runs oneshot.
+//   oneshot a receive and a send connector to every other rank (all pairs,
+//          on shared memory within a host and on NET between hosts). Its
+//          n - 1 FIFOs per rank exist only in one-shot groups, which are
+//          made only when a call runs oneshot.
 //
 // Same-host edges: each rank creates one segment holding a FIFO (FifoHeader
 // + buffer) for every edge INTO it, at a region index both ends compute
@@ -17,7 +17,7 @@
 // also agree on success, so a failure anywhere fails every rank alike).
 // NET edges (other hosts, or all with all_net) get a NetFifo of the proxy on
 // each side (net_proxy.h), named by NetProxy::EdgeId(group, edge, sender)
-// (edge: ring 0; tree t, up 1 + 2t, down 2 + 2t); LL128 groups with a NET
+// (edge: ring and oneshot 0; tree t, up 1 + 2t, down 2 + 2t); LL128 groups with a NET
 // edge are refused (InvalidUsage on every rank, kLL128NetReason).
 //
 // Segment names: "/gpurun-" + UniqueName() + a 12-digit number encoding

@@ -57,7 +57,7 @@ StatusOr<ConnGroup*> HostCollImpl::Group(Algo algo, Protocol proto, int channel)
   std::unique_ptr<ConnGroup>& slot = groups_[static_cast<size_t>(ConnGroup::GroupIndex(algo, proto, channel))];
   if (!slot) {
     // Collective like the group: every rank gets here alike (HasNet is the same everywhere).
-    if (!proxy_ && HasNet() && algo != Algo::kOneShot) {
+    if (!proxy_ && HasNet()) {
       GR_ASSIGN_OR_RETURN(proxy_, NetProxy::Create(link_, timeout_s_, policy_));
     }
     GR_ASSIGN_OR_RETURN(slot, ConnGroup::Create(link_, algo, proto, channel, proxy_.get(), all_net_));
@@ -77,15 +77,6 @@ StatusOr<TuneChoice> HostCollImpl::Choose(const CollCall& call, const TuneChoice
                           (all_net_ ? "every edge on NET (GPURUN_COLL_NET=always)" : "ranks on several hosts") + ": " +
                           kLL128NetReason);
     }
-    if (forced->algo == Algo::kOneShot && all_net_) {
-      return InvalidUsage(std::string("forced algorithm oneshot does not exist for ") + FuncName(call.func) +
-                          " with GPURUN_COLL_NET=always: it runs over shared memory only");
-    }
-    if (forced->algo == Algo::kOneShot && link_.LocalSize() != nranks) {
-      return InvalidUsage(std::string("forced algorithm oneshot does not exist for ") + FuncName(call.func) +
-                          " on a communicator across hosts (" + std::to_string(link_.LocalSize()) + " of its " +
-                          std::to_string(nranks) + " ranks are on this host): it needs every rank on one host");
-    }
     if (forced->nchannels < 1 || forced->nchannels > kMaxChannels) {
       return InvalidUsage("forced channel count " + std::to_string(forced->nchannels) + " is outside 1.." +
                           std::to_string(kMaxChannels));
@@ -101,12 +92,7 @@ StatusOr<TuneChoice> HostCollImpl::Choose(const CollCall& call, const TuneChoice
   // hosts holding different numbers of ranks chose differently and hung.
   in.local_ranks = all_net_ ? 1 : max_local_ranks_;
   in.nnodes = all_net_ ? nranks : hosts_;
-  GR_ASSIGN_OR_RETURN(const TuneChoice choice, ChooseHost(in, override_));
-  if (choice.algo == Algo::kOneShot && in.nnodes > 1) {
-    return InternalError("the host tuner chose oneshot for " + std::to_string(in.nnodes) +
-                         " hosts; oneshot needs every rank on one host (tuner tables)");
-  }
-  return choice;
+  return ChooseHost(in, override_);
 }
 
 // The choice is made (and a restriction that leaves nothing is reported)

@@ -33,8 +33,8 @@ class HostCollImpl final : public HostColl {
 
   Status Run(const CollCall& call) override { return Run(call, nullptr); }
   // `forced` (may be null: ask the tuner) must name a pair HostAlgoExists
-  // accepts, an algorithm the communicator's layout allows (oneshot: all
-  // ranks on one host) and 1..kMaxChannels channels; else InvalidUsage.
+  // accepts, a protocol the communicator's layout allows (no LL128 across
+  // hosts) and 1..kMaxChannels channels; else InvalidUsage.
   Status Run(const CollCall& call, const TuneChoice* forced);
 
  private:

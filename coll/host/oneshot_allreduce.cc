@@ -1,10 +1,13 @@
-// One-shot AllReduce (all ranks on one host): per chunk, every rank sends
+// One-shot AllReduce: per chunk, every rank sends
 // its piece of the input to every peer, then receives the peers' pieces and
 // reduces the n inputs in RANK ORDER, ((x0 op x1) op x2) ... op x(n-1), with
 // avg's division once at the end, so every rank computes bit-identical
 // results (a float sum is commutative but not associative; one fixed
 // grouping on every rank is what makes them agree). One hop instead of the
 // ring's 2(n-1); n - 1 times the ring's sends per rank, so for small sizes.
+// Across hosts the edges between hosts are NET connectors (net_proxy.h): the
+// one hop is then one NET message each way instead of the ring's 2(n-1)
+// steps with 2(nodes-1) of them on NET.
 //
 // Sending a chunk to all peers before receiving it from any keeps at most
 // one chunk (one step: ChunkStepsFor gives oneshot {1, 1}) in flight per

@@ -73,7 +73,6 @@ HostCost HostCostOf(const TunerTables& tables, const HostShape& shape, Func func
   const int f = static_cast<int>(func), a = static_cast<int>(algo), p = static_cast<int>(proto);
   const double side_bw = Reduces(func) ? tables.reduce_gbps[a][p] : tables.copy_gbps[a][p];
   if (!tables.implemented[f][a] || side_bw <= 0 || nchannels < 1 || nchannels > kHostMaxChannels) return cost;
-  if (algo == Algo::kOneShot && shape.nnodes > 1) return cost;     // needs every rank on one host
   if (proto == Protocol::kLL128 && shape.nnodes > 1) return cost;  // no NET edges (kHostLL128NetReason)
   cost.implemented = true;
   const bool tree = algo == Algo::kTree;
@@ -84,7 +83,7 @@ HostCost HostCostOf(const TunerTables& tables, const HostShape& shape, Func func
     // With one rank per node every side is a NET side; otherwise the busiest
     // rank (a node's first or last in the ring, a tree link between nodes) has
     // about one NET side per side within its node.
-    const double net = std::min(side_bw, tables.net_gbps[p]);
+    const double net = std::min(side_bw, tables.net_gbps[a][p]);
     cost.side_gbps = shape.local_ranks <= 1 ? net : 2 / (1 / side_bw + 1 / net);
   }
   if (shape.nranks <= 1) return cost;
@@ -98,8 +97,16 @@ HostCost HostCostOf(const TunerTables& tables, const HostShape& shape, Func func
     }
     cost.sides = passes * shape.tree_sides;
   } else if (algo == Algo::kOneShot) {
-    path_us = (shape.nranks - 1) * tables.hop_us[a][p];
+    // Peers on other nodes (NET) and on this one: a NET hop per NET peer, in
+    // turn (the proxy sends and receives their messages one after another),
+    // and a hop per local peer. Not one NET side per local side either.
+    const int local = (shape.nnodes > 1 ? std::min(shape.local_ranks, shape.nranks) : shape.nranks) - 1;
+    const int net = shape.nranks - 1 - local;
+    path_us = net * tables.net_hop_us[p] + local * tables.hop_us[a][p];
     cost.sides = 2.0 * (shape.nranks - 1);
+    if (net > 0) {
+      cost.side_gbps = (shape.nranks - 1) / (net / std::min(side_bw, tables.net_gbps[a][p]) + local / side_bw);
+    }
   } else {
     const int steps = AlgorithmSteps(func, algo, shape.nranks);
     const int inter = std::min(steps, RingInterSteps(func, shape.nnodes));

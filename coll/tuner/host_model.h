@@ -14,9 +14,11 @@
 //          once for reduce or broadcast, twice for allreduce (up, then down);
 //          with ranks on nodes in blocks of local_ranks its hops between
 //          nodes are NET hops. Two works per channel, one per tree.
-//   oneshot (allreduce, every rank on one host): each rank sends its input
-//          to every peer, then receives and reduces theirs in turn: n - 1
-//          hops (the receives, one cache-line transfer each, in sequence).
+//   oneshot (allreduce): each rank sends its input to every peer, then
+//          receives and reduces theirs in turn: n - 1 hops (the receives,
+//          one cache-line transfer each, in sequence); across nodes a NET
+//          hop for each peer on another node (in turn: one proxy sends and
+//          receives them) and a hop for each on this one.
 //
 //   bandwidth part = bytes * sides / (1000 * side_bw) microseconds, where
 //   `sides` is NCCL's busBw -> algBw ratio in host terms: the bytes the
@@ -31,7 +33,9 @@
 //     oneshot 2(n-1): the whole input to and from every peer.
 //   side_bw = copy or reduce bandwidth of the protocol (tuner_tables.h);
 //   across nodes the NET bandwidth with one rank per node, else the harmonic
-//   mean of the two (the busiest rank has one NET side per local side).
+//   mean of the two (the busiest rank has one NET side per local side);
+//   oneshot across nodes: the harmonic mean weighted by its peers on other
+//   nodes (NET) and on its own (local_ranks - 1).
 //
 // One rank: no hops and no sides, the time is the base cost.
 #ifndef GPURUN_COLL_TUNER_HOST_MODEL_H_

@@ -102,10 +102,8 @@ std::string ImplementedText(Func func, int nnodes) {
   std::string out;
   for (Algo a : kHostAlgos) {
     if (!kHostTables.implemented[static_cast<int>(func)][static_cast<int>(a)]) continue;
-    if (a == Algo::kOneShot && nnodes > 1) continue;
     out += (out.empty() ? "" : "; ") + std::string(AlgoName(a)) +
-           (nnodes > 1 ? " with ll, simple" : " with ll, ll128, simple") +
-           (a == Algo::kOneShot ? " when every rank is on one host" : "");
+           (nnodes > 1 ? " with ll, simple" : " with ll, ll128, simple");
   }
   if (nnodes > 1) out += std::string("; not ll128: ") + kHostLL128NetReason;
   return out;

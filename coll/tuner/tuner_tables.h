@@ -38,8 +38,8 @@ struct TunerTables {
   double copy_gbps[kNumAlgos][kNumProtocols];
   double reduce_gbps[kNumAlgos][kNumProtocols];
   // Bandwidth of one side of a NET edge, GB/s of data (LL moves twice the
-  // bytes: its lines), per protocol.
-  double net_gbps[kNumProtocols];
+  // bytes: its lines), per (algorithm, protocol) as above.
+  double net_gbps[kNumAlgos][kNumProtocols];
 };
 
 // The host shared-memory path (tuner_tables_host.cc).

@@ -54,6 +54,15 @@
 //      --nodes 2 build/bin/gpurun-bench allreduce -b 8 -e 4K -f 8 -n 200
 //      with GPURUN_PROTO=ll and simple, two runs each. chrt keeps the other
 //      jobs on the 2 vCPUs (load 4-6) off the ranks, as on an idle machine.
+//   Z  oneshot across nodes, 2026-12-01 02:50 UTC, idle machine:
+//      UCX_NET_DEVICES=lo build/bin/gpurun -n 2 --nodes 2 build/bin/gpurun-bench
+//      allreduce -b 4096 -e 4M -f 4 -c 0 -n 50 -w 5 with GPURUN_ALGO=ring and
+//      oneshot, GPURUN_PROTO=simple, alternating, two rounds (and -b 8 -e 64K
+//      -f 8 -n 200 for ring, tree and oneshot with ll and simple). At 8 B
+//      oneshot took 3.8-4.5 us, ring 8.4-8.8, tree 7.4: one NET hop against
+//      two, as the model has it. That day every NET time was about 2.7 times
+//      shorter than Y's (ring/Simple 8-512 B: 8.4-9.3 us against 23.4); the
+//      ratios are what the choice uses.
 //
 // Not measurable here: anything with more than 2 ranks (4 ranks on 2 vCPUs
 // measure oversubscription: 40-120 us at 8 B), so hop costs for longer rings
@@ -84,7 +93,7 @@ constexpr TunerTables MakeHostTables() {
   // exist on the host path: false.
   for (int f = 0; f < kNumFuncs; ++f) t.implemented[f][kRing] = true;
   t.implemented[static_cast<int>(Func::kAllReduce)][kTree] = true;
-  t.implemented[static_cast<int>(Func::kAllReduce)][kOneShot] = true;  // one host only (host_model.h)
+  t.implemented[static_cast<int>(Func::kAllReduce)][kOneShot] = true;  // across nodes over NET too (host_model.h)
 
   for (int a : {kTree, kRing, kOneShot}) {
     // B: base + work 0.311 (LL), 0.286 (Simple) us, less the work below;
@@ -145,8 +154,17 @@ constexpr TunerTables MakeHostTables() {
   // X, ring allreduce (2 sides per byte): Simple 2 x 512 KiB in 605.6 us
   // (1.73 GB/s a side; 128-512 KiB in the same run), LL 2 x 256 KiB in
   // 1651 us at best (0.32 GB/s; 4 KiB of data per message).
-  t.net_gbps[kLL] = 0.32;
-  t.net_gbps[kSimple] = 1.73;
+  for (int a : {kRing, kTree, kOneShot}) {
+    t.net_gbps[a][kLL] = 0.32;
+    t.net_gbps[a][kSimple] = 1.73;
+  }
+  // Z, oneshot/Simple across 2 nodes x 1 rank against ring/Simple, two
+  // alternating rounds: 1 MiB 570.1 against 538.8 us at best, 4 MiB 2376
+  // against 2118 (0.945 and 0.891 of the ring's rate: one step per chunk,
+  // no pipelining within a chunk); 0.92 of the ring's. LL: oneshot/LL took
+  // 62.0 us at 32 KiB against ring/LL's 117.8, so the ring's value is a
+  // floor.
+  t.net_gbps[kOneShot][kSimple] = 0.92 * 1.73;
   return t;
 }
 

@@ -122,14 +122,15 @@ test_srun_matrix_4x1_ring() {
   expect "exit 0" [ "$rc" -eq 0 ] && expect "no failure" has 'coll_matrix: [0-9]+ checks, 0 failures'
 }
 
-# NET connectors (coll/host/net_proxy.h) with each (algorithm, protocol) they carry forced: ring and tree with LL
-# and with Simple, across 2 nodes x 2 ranks (shm inside a node, NET between) and 4 nodes x 1 rank (NET only).
+# NET connectors (coll/host/net_proxy.h) with each (algorithm, protocol) they carry forced: ring, tree and
+# oneshot with LL and with Simple, across 2 nodes x 2 ranks (shm inside a node, NET between) and 4 nodes x 1
+# rank (NET only).
 test_srun_matrix_net_forced() {
   local algo proto colls shape
   for shape in "2 4" "4 4"; do
-    for algo in ring tree; do
+    for algo in ring tree oneshot; do
       colls=allreduce
-      [ "$algo" = tree ] || colls=allreduce,bcast,reduce,allgather,reducescatter
+      [ "$algo" = ring ] && colls=allreduce,bcast,reduce,allgather,reducescatter
       for proto in ll simple; do
         # shellcheck disable=SC2086 # shape is "NODES RANKS"
         set -- $shape

@@ -2,8 +2,10 @@
 // exact results on 1..8 ranks for the three protocols, every type and op,
 // sizes 0 to 64 Ki + 3 elements, in and out of place; float sums of
 // non-integer values that are bit-identical on every rank and equal to the
-// rank-order fold ((x0 + x1) + x2) ...; a forced oneshot across hosts is
-// InvalidUsage naming the reason; no segment left behind.
+// rank-order fold ((x0 + x1) + x2) ...; the same across hosts, where the
+// edges between hosts are NET connectors (real UCX between the threads), LL
+// and Simple (LL128 forced there is InvalidUsage naming the reason); no
+// segment left behind.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -78,8 +80,9 @@ T Input(int rank, uint64_t i) {
 }
 
 template <typename T>
-std::string CheckRankOrder(int n, Protocol proto, RedOp op, uint64_t count, bool in_place) {
-  ThreadWorld world(OneHost(n), NewUnique());
+std::string CheckRankOrder(const std::vector<int>& hosts, Protocol proto, RedOp op, uint64_t count, bool in_place) {
+  const int n = static_cast<int>(hosts.size());
+  ThreadWorld world(hosts, NewUnique());
   std::vector<std::vector<T>> outs(static_cast<size_t>(n));
   const DataType type = sizeof(T) == 4 ? DataType::kFloat32 : DataType::kFloat64;
   std::string error = RunRanks(world, [&](int rank, HostCollImpl& coll, ThreadWorld&) -> std::string {
@@ -113,37 +116,83 @@ TEST(OneShotOrder, FloatSumsAreTheRankOrderFoldOnEveryRank) {
     for (Protocol proto : kProtos) {
       for (bool in_place : {false, true}) {
         const uint64_t count = 20000 + static_cast<uint64_t>(n);  // several chunks of every protocol
-        EXPECT_EQ(CheckRankOrder<float>(n, proto, RedOp::kSum, count, in_place), "")
+        EXPECT_EQ(CheckRankOrder<float>(OneHost(n), proto, RedOp::kSum, count, in_place), "")
             << n << " ranks " << ProtocolName(proto) << (in_place ? " in place" : "");
-        EXPECT_EQ(CheckRankOrder<double>(n, proto, RedOp::kAvg, count, in_place), "")
+        EXPECT_EQ(CheckRankOrder<double>(OneHost(n), proto, RedOp::kAvg, count, in_place), "")
             << n << " ranks " << ProtocolName(proto) << (in_place ? " in place" : "");
       }
     }
   }
 }
 
-// Two hosts: oneshot does not exist there, forced or not.
-TEST(OneShotErrors, ForcedAcrossHostsIsInvalidUsage) {
+// Ranks on several hosts (the host number of each rank): one NET edge per
+// pair on different hosts, shared memory within one.
+const std::vector<std::vector<int>> kLayouts = {{0, 1}, {0, 0, 1, 1}, {0, 1, 1}, {0, 1, 2}};
+constexpr Protocol kNetProtos[] = {Protocol::kLL, Protocol::kSimple};
+
+std::string Describe(const std::vector<int>& hosts) {
+  std::string text = "hosts";
+  for (int h : hosts) text += " " + std::to_string(h);
+  return text;
+}
+
+// Protocol x size x in/out of place, (type, op) and channels rotating.
+TEST(OneShotAcrossHosts, ExactForEverySize) {
+  for (const auto& hosts : kLayouts) {
+    ThreadWorld world(hosts, NewUnique());
+    std::vector<CollCase> cases;
+    int k = 0;
+    for (Protocol proto : kNetProtos) {
+      for (uint64_t count : kSizes) {
+        for (bool in_place : {false, true}) {
+          const auto type = static_cast<DataType>(k % kNumDataTypes);
+          const auto op = static_cast<RedOp>((k / 2) % kNumRedOps);
+          cases.push_back(CollCase{Func::kAllReduce, Algo::kOneShot, proto, type, op, count, in_place, 1 + k % 2, 0});
+          ++k;
+        }
+      }
+    }
+    EXPECT_EQ(RunCases(world, cases), "") << Describe(hosts);
+    EXPECT_EQ(SegmentsLeft(world.unique()), 0) << Describe(hosts);
+  }
+}
+
+TEST(OneShotAcrossHosts, FloatSumsAreTheRankOrderFoldOnEveryRank) {
+  for (const auto& hosts : {kLayouts[0], kLayouts[1]}) {
+    for (Protocol proto : kNetProtos) {
+      for (bool in_place : {false, true}) {
+        const uint64_t count = 20000 + hosts.size();  // several chunks of both protocols
+        EXPECT_EQ(CheckRankOrder<float>(hosts, proto, RedOp::kSum, count, in_place), "")
+            << Describe(hosts) << " " << ProtocolName(proto) << (in_place ? " in place" : "");
+        EXPECT_EQ(CheckRankOrder<double>(hosts, proto, RedOp::kAvg, count, in_place), "")
+            << Describe(hosts) << " " << ProtocolName(proto) << (in_place ? " in place" : "");
+      }
+    }
+  }
+}
+
+// LL128 has no NET edges: forced across hosts it is refused on every rank
+// with the reason, every time, and the communicator still runs oneshot/LL.
+TEST(OneShotAcrossHosts, ForcedLL128IsInvalidUsage) {
   ThreadWorld world({0, 0, 1, 1}, NewUnique());
-  EXPECT_EQ(RunRanks(world,
-                     [](int, HostCollImpl& coll, ThreadWorld&) -> std::string {
-                       std::vector<float> in(8, 1), out(8);
-                       CollCall call{Func::kAllReduce, in.data(), out.data(), 8, DataType::kFloat32, RedOp::kSum, 0};
-                       const TuneChoice forced{Algo::kOneShot, Protocol::kLL, 1, 0};
-                       for (int attempt = 0; attempt < 2; ++attempt) {  // the refusal is not cached away
-                         const Status s = coll.Run(call, &forced);
-                         if (s.code() != grInvalidUsage) return "want invalid usage, got " + s.ToString();
-                         if (s.message().find("oneshot") == std::string::npos ||
-                             s.message().find("one host") == std::string::npos) {
-                           return "the error does not name oneshot and the one-host rule: " + s.message();
-                         }
-                       }
-                       // The communicator still works with an algorithm that exists across hosts.
-                       const TuneChoice ring{Algo::kRing, Protocol::kLL, 1, 0};
-                       if (Status s = coll.Run(call, &ring); !s.ok()) return s.ToString();
-                       return out[0] == 4 ? "" : "ring allreduce gave " + std::to_string(out[0]);
-                     }),
-            "");
+  EXPECT_EQ(
+      RunRanks(world,
+               [](int, HostCollImpl& coll, ThreadWorld&) -> std::string {
+                 std::vector<float> in(8, 1), out(8);
+                 CollCall call{Func::kAllReduce, in.data(), out.data(), 8, DataType::kFloat32, RedOp::kSum, 0};
+                 const TuneChoice forced{Algo::kOneShot, Protocol::kLL128, 1, 0};
+                 for (int attempt = 0; attempt < 2; ++attempt) {  // the refusal is not cached away
+                   const Status s = coll.Run(call, &forced);
+                   if (s.code() != grInvalidUsage) return "want invalid usage, got " + s.ToString();
+                   if (s.message().find("ll128") == std::string::npos || s.message().find("NET") == std::string::npos) {
+                     return "the error does not name ll128 and NET: " + s.message();
+                   }
+                 }
+                 const TuneChoice ll{Algo::kOneShot, Protocol::kLL, 1, 0};
+                 if (Status s = coll.Run(call, &ll); !s.ok()) return s.ToString();
+                 return out[0] == 4 ? "" : "oneshot allreduce gave " + std::to_string(out[0]);
+               }),
+      "");
   EXPECT_EQ(SegmentsLeft(world.unique()), 0);
 }
 
