@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "coll/host/fifo_sizes.h"
 #include "runtime/base/log.h"
 
 namespace gpurun::coll {
@@ -13,6 +14,15 @@ namespace {
 
 // The longest Stop waits for published steps to leave (GPURUN_TIMEOUT when shorter).
 constexpr double kStopDrainS = 30;
+
+// Every step message has its receive posted before it can be sent (a slot
+// is free on both sides), so steps go eager: no rendezvous round trip. Up to
+// four times the largest step (Simple's 64 KiB), leaving room for a larger
+// FIFO. Over TCP loopback (2 ranks on 2 simulated nodes, ring/Simple
+// allreduce) RNDV_THRESH=64k left the 64 KiB steps on rendezvous: 1 MiB
+// took 537 us, 2 MiB 1129; with 256k 423 and 844, 1m 399 and 822; oneshot's
+// single 32 KiB message 20.7 us by default, 11.3 with 256k.
+constexpr uint64_t kNetEagerBytes = 4 * kHostMaxStepDataBytes;
 
 // Passes in a row that move nothing, with a receive posted, before a receive
 // FIFO whose peer's endpoint failed fails (MayStillArrive).
@@ -39,7 +49,7 @@ StatusOr<std::unique_ptr<NetProxy>> NetProxy::Create(CommLink& link, double time
   std::unique_ptr<NetProxy> proxy(new NetProxy(link, timeout_s, policy));
   // Every rank takes part in both exchanges, also one whose UCX failed (it
   // publishes an empty address), so the others fail naming it.
-  auto net = p2p::UcxNet::Open();
+  auto net = p2p::UcxNet::Open(kNetEagerBytes);
   std::vector<std::byte> mine;
   if (net.ok()) mine = (*net)->Address();
   const int n = link.size();

@@ -7,6 +7,7 @@
 #include <ucp/api/ucp.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
@@ -58,10 +59,17 @@ UcxNet::UcxNet(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 UcxNet::~UcxNet() { Close(2.0); }
 
-StatusOr<std::unique_ptr<UcxNet>> UcxNet::Open() {
+StatusOr<std::unique_ptr<UcxNet>> UcxNet::Open(uint64_t eager_bytes) {
   auto impl = std::make_unique<Impl>();
   ucp_config_t* config = nullptr;
   GR_RETURN_IF_ERROR(UcsToStatus(ucp_config_read(nullptr, nullptr, &config), "ucx net: ucp_config_read"));
+  if (eager_bytes > 0 && std::getenv("UCX_RNDV_THRESH") == nullptr) {
+    const std::string value = std::to_string(eager_bytes + 1);  // rendezvous from this size on
+    if (const ucs_status_t s = ucp_config_modify(config, "RNDV_THRESH", value.c_str()); s != UCS_OK) {
+      ucp_config_release(config);
+      return UcsToStatus(s, "ucx net: setting RNDV_THRESH=" + value);
+    }
+  }
   ucp_params_t params;
   std::memset(&params, 0, sizeof(params));
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED | UCP_PARAM_FIELD_NAME;

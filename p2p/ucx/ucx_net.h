@@ -40,7 +40,11 @@ struct UcxNetOp {
 class UcxNet {
  public:
   // Creates the context and worker (UCX reads its UCX_* variables).
-  static StatusOr<std::unique_ptr<UcxNet>> Open();
+  // `eager_bytes` > 0: messages up to that size go eager (UCX RNDV_THRESH),
+  // unless UCX_RNDV_THRESH is set in the environment, which wins. A caller
+  // whose every message has its receive posted beforehand saves the
+  // rendezvous handshake (a round trip) that way.
+  static StatusOr<std::unique_ptr<UcxNet>> Open(uint64_t eager_bytes = 0);
   // Close() if not called.
   ~UcxNet();
   UcxNet(const UcxNet&) = delete;
