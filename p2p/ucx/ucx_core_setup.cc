@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "p2p/ucx/ucx_config.h"
 #include "p2p/ucx/ucx_core.h"
 #include "p2p/ucx/ucx_status.h"
 
@@ -33,6 +34,10 @@ Status UcxCore::Open(UcxSetupTimes* times) {
   auto start = std::chrono::steady_clock::now();
   ucp_config_t* config = nullptr;
   GR_RETURN_IF_ERROR(UcsToStatus(ucp_config_read(nullptr, nullptr, &config), "ucx: ucp_config_read"));
+  if (Status s = SetEagerBound(config, kUcxWireEagerBytes, "ucx"); !s.ok()) {
+    ucp_config_release(config);
+    return s;
+  }
   ucp_params_t params;
   std::memset(&params, 0, sizeof(params));
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |

@@ -7,10 +7,10 @@
 #include <ucp/api/ucp.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 
+#include "p2p/ucx/ucx_config.h"
 #include "p2p/ucx/ucx_status.h"
 #include "runtime/base/log.h"
 
@@ -63,12 +63,9 @@ StatusOr<std::unique_ptr<UcxNet>> UcxNet::Open(uint64_t eager_bytes) {
   auto impl = std::make_unique<Impl>();
   ucp_config_t* config = nullptr;
   GR_RETURN_IF_ERROR(UcsToStatus(ucp_config_read(nullptr, nullptr, &config), "ucx net: ucp_config_read"));
-  if (eager_bytes > 0 && std::getenv("UCX_RNDV_THRESH") == nullptr) {
-    const std::string value = std::to_string(eager_bytes + 1);  // rendezvous from this size on
-    if (const ucs_status_t s = ucp_config_modify(config, "RNDV_THRESH", value.c_str()); s != UCS_OK) {
-      ucp_config_release(config);
-      return UcsToStatus(s, "ucx net: setting RNDV_THRESH=" + value);
-    }
+  if (Status s = SetEagerBound(config, eager_bytes, "ucx net"); !s.ok()) {
+    ucp_config_release(config);
+    return s;
   }
   ucp_params_t params;
   std::memset(&params, 0, sizeof(params));
