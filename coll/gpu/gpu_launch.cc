@@ -13,6 +13,7 @@
 #include "coll/planner/planner.h"
 #include "p2p/cuda_ipc/cuda_status.h"
 #include "runtime/base/log.h"
+#include "runtime/base/param_table.h"
 
 namespace gpurun::coll {
 namespace {
@@ -91,15 +92,17 @@ Status GpuColl::Launch(const CollCall& call, void* stream, Choice choice) {
   GR_ASSIGN_OR_RETURN(TuneChoice c, Choose(call, choice));
   if (IsDirect(c.algo)) return LaunchDirect(call, stream, c.algo);
   if (ring_ == nullptr) {
-    GR_ASSIGN_OR_RETURN(ring_, RingConnectors::Create(link_, device_, opt_.max_channels, opt_.buffer_bytes,
-                                                      opt_.ll_buffer_bytes, opt_.ll128_buffer_bytes));
+    GR_ASSIGN_OR_RETURN(
+        ring_, RingConnectors::Create(link_, device_, opt_.max_channels, opt_.buffer_bytes, opt_.ll_buffer_bytes,
+                                      opt_.ll128_buffer_bytes, static_cast<uint64_t>(params::kFirstStep.Get())));
     // Choose again with what the ring has (its channels, whether LL128 is
     // safe); every rank makes the same ring, so the same choice.
     GR_ASSIGN_OR_RETURN(c, Choose(call, choice));
     if (IsDirect(c.algo)) return LaunchDirect(call, stream, c.algo);
   }
   if (c.algo == Algo::kTree && tree_ == nullptr) {
-    GR_ASSIGN_OR_RETURN(tree_, TreeConnectors::Create(link_, device_, *ring_));
+    GR_ASSIGN_OR_RETURN(
+        tree_, TreeConnectors::Create(link_, device_, *ring_, static_cast<uint64_t>(params::kFirstStep.Get())));
     // Again with the tree's LL128 verdict; alike on every rank.
     GR_ASSIGN_OR_RETURN(c, Choose(call, choice));
   }

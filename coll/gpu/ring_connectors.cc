@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "coll/gpu/first_step.h"
 #include "coll/host/conn_group.h"
 #include "p2p/cuda_ipc/cuda_status.h"
 #include "runtime/base/log.h"
@@ -24,7 +25,7 @@ uint8_t* At(void* base, uint64_t offset) { return static_cast<uint8_t*>(base) + 
 
 StatusOr<std::unique_ptr<RingConnectors>> RingConnectors::Create(CommLink& link, int device, int nchannels,
                                                                  uint64_t buffer_bytes, uint64_t ll_buffer_bytes,
-                                                                 uint64_t ll128_buffer_bytes) {
+                                                                 uint64_t ll128_buffer_bytes, uint64_t first_step) {
   if (link.size() < 2) return InternalError("GPU ring connectors need at least two ranks");
   if (nchannels < 0 || nchannels > kMaxDeviceChannels) {
     return InvalidArgument("GPU channel count " + std::to_string(nchannels) + " is outside 0.." +
@@ -38,11 +39,13 @@ StatusOr<std::unique_ptr<RingConnectors>> RingConnectors::Create(CommLink& link,
   c->ll_buffer_bytes_ = ll_buffer_bytes;
   c->ll128_buffer_bytes_ = ll128_buffer_bytes;
   GR_RETURN_IF_ERROR(c->Exchange(link));
-  GR_RETURN_IF_ERROR(c->WriteChannels());
+  GR_RETURN_IF_ERROR(c->StartAt(link, first_step));
+  GR_RETURN_IF_ERROR(c->WriteChannels(first_step));
   GR_LOG(Info, Coll) << "GPU ring connectors ready: GPU " << device << ", ring position " << c->position_
                      << " (after rank " << c->prev_rank_ << ", before rank " << c->next_rank_ << "), " << c->nchannels_
                      << " channels of " << buffer_bytes << " B Simple, " << ll_buffer_bytes << " B LL and "
-                     << c->ll128_buffer_bytes_ << " B LL128 FIFOs in " << PeerPathName(c->mine_->path());
+                     << c->ll128_buffer_bytes_ << " B LL128 FIFOs in " << PeerPathName(c->mine_->path())
+                     << (first_step != 0 ? ", steps from " + std::to_string(first_step) + " (GPURUN_FIRST_STEP)" : "");
   return c;
 }
 
@@ -175,7 +178,17 @@ Status RingConnectors::Exchange(CommLink& link) {
   return OkStatus();
 }
 
-Status RingConnectors::WriteChannels() {
+Status RingConnectors::StartAt(CommLink& link, uint64_t first_step) {
+  std::vector<OwnConnection> connections;
+  for (int ch = 0; ch < nchannels_; ++ch) {
+    connections.push_back(
+        {kCounterStride * static_cast<uint64_t>(ch), kControlBytes + buffer_bytes_ * static_cast<uint64_t>(nchannels_) +
+                                                         ll_buffer_bytes_ * static_cast<uint64_t>(ch)});
+  }
+  return StartOwnConnections(link, device_, mine_->device_ptr(), connections, ll_buffer_bytes_, first_step, "GPU ring");
+}
+
+Status RingConnectors::WriteChannels(uint64_t first_step) {
   void* mine = mine_->device_ptr();
   void* prev = prev_->device_ptr();
   void* next = next_ != nullptr ? next_->device_ptr() : prev;
@@ -199,8 +212,8 @@ Status RingConnectors::WriteChannels() {
     d.send.ll128_fifo = ll128 ? At(next, ll128_fifo) : nullptr;
     d.send.tail = reinterpret_cast<uint64_t*>(At(next, counters));
     d.send.head = reinterpret_cast<const uint64_t*>(At(mine, counters + 128));
-    d.recv_step = 0;
-    d.send_step = 0;
+    d.recv_step = first_step;
+    d.send_step = first_step;
   }
   GR_ASSIGN_OR_RETURN(void* dev, cuda::UploadToDevice(device_, table.data(), sizeof(DevChannel) * table.size()));
   channels_ = static_cast<DevChannel*>(dev);

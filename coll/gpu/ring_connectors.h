@@ -43,9 +43,10 @@ class RingConnectors {
   // `nchannels`: the channels every rank asks for, alike on all (0: each
   // rank's topology view, topo::GpuRingChannels, and the ring takes the
   // smallest); nchannels() says what was made.
+  // `first_step`: where every connection's steps start (GPURUN_FIRST_STEP, first_step.h).
   static StatusOr<std::unique_ptr<RingConnectors>> Create(CommLink& link, int device, int nchannels,
                                                           uint64_t buffer_bytes, uint64_t ll_buffer_bytes,
-                                                          uint64_t ll128_buffer_bytes);
+                                                          uint64_t ll128_buffer_bytes, uint64_t first_step = 0);
   ~RingConnectors();
   RingConnectors(const RingConnectors&) = delete;
   RingConnectors& operator=(const RingConnectors&) = delete;
@@ -78,7 +79,8 @@ class RingConnectors {
                        const StatusOr<PeerPath>& path);
   Status SetOrder(const std::vector<int>& order, int rank);
   Status Exchange(CommLink& link);
-  Status WriteChannels();
+  Status StartAt(CommLink& link, uint64_t first_step);
+  Status WriteChannels(uint64_t first_step);
 
   int device_ = -1;
   int requested_channels_ = 0;  // GPURUN_GPU_NCHANNELS; 0: from the topology

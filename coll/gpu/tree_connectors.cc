@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "coll/gpu/first_step.h"
 #include "coll/gpu/tree_layout.h"
 #include "coll/host/conn_group.h"
 #include "p2p/cuda_ipc/cuda_status.h"
@@ -20,8 +21,8 @@ uint8_t* At(void* base, uint64_t offset) { return static_cast<uint8_t*>(base) + 
 
 }  // namespace
 
-StatusOr<std::unique_ptr<TreeConnectors>> TreeConnectors::Create(CommLink& link, int device,
-                                                                 const RingConnectors& ring) {
+StatusOr<std::unique_ptr<TreeConnectors>> TreeConnectors::Create(CommLink& link, int device, const RingConnectors& ring,
+                                                                 uint64_t first_step) {
   if (link.size() < 2) return InternalError("GPU tree connectors need at least two ranks");
   std::unique_ptr<TreeConnectors> t(new TreeConnectors());
   t->device_ = device;
@@ -48,11 +49,13 @@ StatusOr<std::unique_ptr<TreeConnectors>> TreeConnectors::Create(CommLink& link,
   const StatusOr<PeerPath> path = t->ChoosePath(link, ring, &bus_ids);
   GR_RETURN_IF_ERROR(t->AgreeLL128(link, ring, bus_ids, path));
   GR_RETURN_IF_ERROR(t->Share(link, path));
-  GR_RETURN_IF_ERROR(t->WriteLinks());
+  GR_RETURN_IF_ERROR(t->StartAt(link, first_step));
+  GR_RETURN_IF_ERROR(t->WriteLinks(first_step));
   GR_LOG(Info, Coll) << "GPU tree connectors ready: GPU " << device << ", tree position " << t->position_ << ", "
                      << t->neighbours_.size() << " neighbour(s), " << t->nchannels_ << " channels of "
                      << t->buffer_bytes_ << " B Simple, " << t->ll_buffer_bytes_ << " B LL and "
-                     << t->ll128_buffer_bytes_ << " B LL128 FIFOs per link in " << PeerPathName(t->mine_->path());
+                     << t->ll128_buffer_bytes_ << " B LL128 FIFOs per link in " << PeerPathName(t->mine_->path())
+                     << (first_step != 0 ? ", steps from " + std::to_string(first_step) + " (GPURUN_FIRST_STEP)" : "");
   return t;
 }
 
@@ -132,7 +135,17 @@ Status TreeConnectors::Share(CommLink& link, const StatusOr<PeerPath>& path) {
   return OkStatus();
 }
 
-Status TreeConnectors::WriteLinks() {
+Status TreeConnectors::StartAt(CommLink& link, uint64_t first_step) {
+  std::vector<OwnConnection> connections;
+  for (int ch = 0; ch < nchannels_; ++ch) {
+    for (int slot = 0; slot < TreeSlotCount(nranks_, position_); ++slot) {
+      connections.push_back({CounterOffset(ch, slot), FifoOffset(nchannels_, LinkBytes(), ch, slot) + buffer_bytes_});
+    }
+  }
+  return StartOwnConnections(link, device_, mine_->device_ptr(), connections, ll_buffer_bytes_, first_step, "GPU tree");
+}
+
+Status TreeConnectors::WriteLinks(uint64_t first_step) {
   void* mine = mine_->device_ptr();
   const uint64_t link_bytes = LinkBytes();
   const uint64_t ll_at = buffer_bytes_;
@@ -145,6 +158,7 @@ Status TreeConnectors::WriteLinks() {
       DevTreeLinks& d = table[static_cast<size_t>(ch * 2 + tree)];
       std::memset(&d, 0, sizeof(d));
       d.nchildren = links.NumChildren();
+      d.up_recv_step = d.up_send_step = d.down_recv_step = d.down_send_step = first_step;
       for (int role = 0; role < kTreeRoles; ++role) {
         d.peer[role] = -1;
         const int pos = TreePeerAt(links, role);

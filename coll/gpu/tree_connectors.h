@@ -35,7 +35,9 @@ class TreeConnectors {
   static constexpr uint64_t kMaxSimpleBytes = 1 << 20;
 
   // Collective over `link` (every rank, with the same ring).
-  static StatusOr<std::unique_ptr<TreeConnectors>> Create(CommLink& link, int device, const RingConnectors& ring);
+  // `first_step`: where every link's steps start (GPURUN_FIRST_STEP, first_step.h).
+  static StatusOr<std::unique_ptr<TreeConnectors>> Create(CommLink& link, int device, const RingConnectors& ring,
+                                                          uint64_t first_step = 0);
   ~TreeConnectors();
   TreeConnectors(const TreeConnectors&) = delete;
   TreeConnectors& operator=(const TreeConnectors&) = delete;
@@ -56,7 +58,8 @@ class TreeConnectors {
   Status AgreeLL128(CommLink& link, const RingConnectors& ring, const std::vector<std::string>& bus_ids,
                     const StatusOr<PeerPath>& path);
   Status Share(CommLink& link, const StatusOr<PeerPath>& path);
-  Status WriteLinks();
+  Status StartAt(CommLink& link, uint64_t first_step);
+  Status WriteLinks(uint64_t first_step);
   uint64_t LinkBytes() const { return buffer_bytes_ + ll_buffer_bytes_ + ll128_buffer_bytes_; }
 
   int device_ = -1;

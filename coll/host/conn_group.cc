@@ -4,6 +4,7 @@
 #include <map>
 
 #include "coll/host/fifo_sizes.h"
+#include "coll/host/host_wire.h"
 #include "coll/host/net_proxy.h"
 #include "coll/planner/planner.h"
 #include "p2p/shm/shm_names.h"
@@ -72,6 +73,14 @@ void ListEdges(ConnGroup& g, Algo algo, int nranks, int rank, std::vector<Edge>*
   }
 }
 
+// A same-host FIFO whose steps start at `first_step`: head and tail at it,
+// LL lines as ll_start.h sets them up.
+void StartAt(FifoHeader* header, std::byte* buf, uint64_t buffer_bytes, uint64_t first_step, bool ll) {
+  header->head.post(first_step);
+  header->tail.post(first_step);
+  if (ll) HostWire<ProtoLL>::StartAt(buf, buffer_bytes, first_step);  // LL128's flag is 64 bits, Simple has none
+}
+
 // AllGather of one success byte: OkStatus when every rank succeeded.
 Status AgreeOnSuccess(CommLink& link, const Status& mine, const char* phase) {
   const char ok = mine.ok() ? 1 : 0;
@@ -102,13 +111,13 @@ std::string ConnGroup::SegmentName(const std::string& unique_name, int group, in
 }
 
 StatusOr<std::unique_ptr<ConnGroup>> ConnGroup::Create(CommLink& link, Algo algo, Protocol proto, int channel,
-                                                       NetProxy* proxy, bool all_net) {
+                                                       NetProxy* proxy, bool all_net, uint64_t first_step) {
   std::unique_ptr<ConnGroup> group(new ConnGroup(algo, proto));
-  GR_RETURN_IF_ERROR(group->Setup(link, channel, proxy, all_net));
+  GR_RETURN_IF_ERROR(group->Setup(link, channel, proxy, all_net, first_step));
   return group;
 }
 
-Status ConnGroup::Setup(CommLink& link, int channel, NetProxy* proxy, bool all_net) {
+Status ConnGroup::Setup(CommLink& link, int channel, NetProxy* proxy, bool all_net, uint64_t first_step) {
   const int rank = link.rank(), nranks = link.size();
   const int group = GroupIndex(algo_, proto_, channel);
   const uint64_t buffer = HostBufferBytes(proto_);
@@ -145,16 +154,17 @@ Status ConnGroup::Setup(CommLink& link, int channel, NetProxy* proxy, bool all_n
       ++net_edges;
       const bool send = e.send != nullptr;
       const uint64_t id = NetProxy::EdgeId(group, e.code, send ? rank : e.peer);
-      auto fifo = proxy->AddFifo(e.peer, send, id, buffer);
+      auto fifo = proxy->AddFifo(e.peer, send, id, buffer, first_step);
       if (!fifo.ok()) {
         net_made = fifo.status();
         continue;
       }
       NetFifo* f = *fifo;
-      if (e.recv) *e.recv = RecvConn{e.peer, true, f->buffer.get(), &f->header, 0, f, proxy};
+      if (e.recv) *e.recv = RecvConn{e.peer, true, f->buffer.get(), &f->header, first_step, f, proxy};
       if (e.send) {
         *e.send = SendConn{};
         e.send->peer = e.peer;
+        e.send->step = e.send->head_seen = first_step;
         e.send->net = true;
         e.send->buf = f->buffer.get();
         e.send->header = &f->header;
@@ -172,7 +182,8 @@ Status ConnGroup::Setup(CommLink& link, int channel, NetProxy* proxy, bool all_n
       for (Edge& e : in) {
         if (is_net(e.peer)) continue;
         auto* base = own_.data() + region * static_cast<uint64_t>(e.region);
-        *e.recv = RecvConn{e.peer, false, base + sizeof(FifoHeader), reinterpret_cast<FifoHeader*>(base), 0};
+        *e.recv = RecvConn{e.peer, false, base + sizeof(FifoHeader), reinterpret_cast<FifoHeader*>(base), first_step};
+        if (first_step != 0) StartAt(e.recv->header, e.recv->buf, buffer, first_step, proto_ == Protocol::kLL);
       }
     } else {
       created = seg.status();
@@ -198,13 +209,15 @@ Status ConnGroup::Setup(CommLink& link, int channel, NetProxy* proxy, bool all_n
     auto* base = peers_[it->second].data() + region * static_cast<uint64_t>(e.region);
     *e.send = SendConn{};
     e.send->peer = e.peer;
+    e.send->step = e.send->head_seen = first_step;
     e.send->buf = base + sizeof(FifoHeader);
     e.send->header = reinterpret_cast<FifoHeader*>(base);
   }
   GR_RETURN_IF_ERROR(AgreeOnSuccess(link, mapped, "map"));
   if (any_local_in) GR_RETURN_IF_ERROR(own_.Unlink());
   GR_LOG(Info, Coll) << "connectors ready: " << AlgoName(algo_) << "/" << ProtocolName(proto_) << " channel " << channel
-                     << ", " << in.size() << " in, " << out.size() << " out, " << net_edges << " of them NET";
+                     << ", " << in.size() << " in, " << out.size() << " out, " << net_edges << " of them NET"
+                     << (first_step != 0 ? ", steps from " + std::to_string(first_step) + " (GPURUN_FIRST_STEP)" : "");
   return OkStatus();
 }
 

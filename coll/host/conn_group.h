@@ -55,8 +55,10 @@ class ConnGroup {
   // Collective over the link's ranks; every rank passes the same arguments.
   // `proxy` moves the NET edges (null: there must be none); `all_net` makes
   // every ring / tree edge a NET edge (GPURUN_COLL_NET=always).
+  // Every edge's step count starts at `first_step` (GPURUN_FIRST_STEP; LL
+  // FIFOs then hold the flag of the step before it, as after a real run).
   static StatusOr<std::unique_ptr<ConnGroup>> Create(CommLink& link, Algo algo, Protocol proto, int channel,
-                                                     NetProxy* proxy, bool all_net);
+                                                     NetProxy* proxy, bool all_net, uint64_t first_step = 0);
 
   // The segment name of `rank`'s FIFOs for group number `group`.
   static std::string SegmentName(const std::string& unique_name, int group, int rank);
@@ -82,7 +84,7 @@ class ConnGroup {
 
  private:
   ConnGroup(Algo algo, Protocol proto) : algo_(algo), proto_(proto) {}
-  Status Setup(CommLink& link, int channel, NetProxy* proxy, bool all_net);
+  Status Setup(CommLink& link, int channel, NetProxy* proxy, bool all_net, uint64_t first_step);
 
   Algo algo_;
   Protocol proto_;

@@ -44,6 +44,7 @@ StatusOr<std::unique_ptr<HostCollImpl>> HostCollImpl::CreateImpl(CommLink& link)
   const bool shared = cores != 0 && static_cast<unsigned>(link.LocalSize()) > cores;
   impl->policy_ = p2p::Backoff::ForWait(p2p::Backoff::PolicyFromParams(), 0, shared);
   impl->all_net_ = params::kCollNet.Get() == params::kCollNetAlways && link.size() > 1;
+  impl->first_step_ = static_cast<uint64_t>(params::kFirstStep.Get());
   impl->scratch_ = std::make_unique<std::byte[]>(3 * kHostMaxStepDataBytes);
   return impl;
 }
@@ -60,7 +61,7 @@ StatusOr<ConnGroup*> HostCollImpl::Group(Algo algo, Protocol proto, int channel)
     if (!proxy_ && HasNet()) {
       GR_ASSIGN_OR_RETURN(proxy_, NetProxy::Create(link_, timeout_s_, policy_));
     }
-    GR_ASSIGN_OR_RETURN(slot, ConnGroup::Create(link_, algo, proto, channel, proxy_.get(), all_net_));
+    GR_ASSIGN_OR_RETURN(slot, ConnGroup::Create(link_, algo, proto, channel, proxy_.get(), all_net_, first_step_));
   }
   return slot.get();
 }

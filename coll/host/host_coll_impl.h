@@ -58,7 +58,8 @@ class HostCollImpl final : public HostColl {
   // which the tuner's choice must be: hosts, and the most ranks on one.
   int hosts_ = 1;
   int max_local_ranks_ = 1;
-  bool all_net_ = false;  // GPURUN_COLL_NET=always: every ring / tree edge is a NET edge
+  bool all_net_ = false;     // GPURUN_COLL_NET=always: every ring / tree edge is a NET edge
+  uint64_t first_step_ = 0;  // GPURUN_FIRST_STEP: where every connector's steps start
   p2p::Backoff::Policy policy_{};
   std::array<std::unique_ptr<ConnGroup>, ConnGroup::kNumGroups> groups_;
   std::unique_ptr<std::byte[]> scratch_;  // 3 steps: two receive peers and one send

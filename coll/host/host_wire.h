@@ -27,6 +27,7 @@
 #include <cstring>
 #include <string>
 
+#include "coll/ll_start.h"
 #include "coll/wire_format.h"
 #include "runtime/base/status.h"
 
@@ -69,6 +70,17 @@ struct HostWire<ProtoLL> {
     }
     if (LLNeedsClean(step)) {
       for (uint64_t i = used; i < step_lines; ++i) lines[LineIndex(step, i, step_lines)].write(0, flag);
+    }
+  }
+
+  // The FIFO as GPURUN_FIRST_STEP = `first_step` starts it (coll/ll_start.h):
+  // every line of slot j holds StartLLFlag(first_step, j).
+  static void StartAt(std::byte* fifo, uint64_t fifo_bytes, uint64_t first_step) {
+    auto* lines = reinterpret_cast<LLLine*>(fifo);
+    const uint64_t step_lines = StepBytes(fifo_bytes) / sizeof(LLLine);
+    for (uint64_t slot = 0; slot < kFifoSteps; ++slot) {
+      const uint32_t flag = StartLLFlag(first_step, static_cast<int>(slot));
+      for (uint64_t i = 0; i < step_lines; ++i) lines[LineIndex(slot, i, step_lines)].write(0, flag);
     }
   }
 

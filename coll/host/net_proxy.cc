@@ -73,7 +73,7 @@ StatusOr<std::unique_ptr<NetProxy>> NetProxy::Create(CommLink& link, double time
   return proxy;
 }
 
-StatusOr<NetFifo*> NetProxy::AddFifo(int peer, bool send, uint64_t id, uint64_t buffer_bytes) {
+StatusOr<NetFifo*> NetProxy::AddFifo(int peer, bool send, uint64_t id, uint64_t buffer_bytes, uint64_t first_step) {
   auto moving = std::make_unique<Moving>();
   NetFifo& f = moving->fifo;
   f.peer = peer;
@@ -81,9 +81,16 @@ StatusOr<NetFifo*> NetProxy::AddFifo(int peer, bool send, uint64_t id, uint64_t 
   f.id = id;
   f.step_bytes = buffer_bytes / kFifoSteps;
   f.buffer = std::make_unique<std::byte[]>(buffer_bytes);
-  std::memset(f.buffer.get(), 0, buffer_bytes);  // LL: no stale flag can match (flags are never 0)
+  // LL steps on NET are read once they arrived whole (HostWire::UnpackSlot
+  // checks every line's flag), so what a slot held before never matters.
+  std::memset(f.buffer.get(), 0, buffer_bytes);
   f.header.head.clear();
   f.header.tail.clear();
+  if (first_step != 0) {
+    f.header.head.post(first_step);
+    f.header.tail.post(first_step);
+    moving->posted = moving->done = first_step;
+  }
   std::lock_guard<std::mutex> lock(mu_);
   if (stopped_) return InternalError("collective NET proxy: a FIFO added after Stop");
   fifos_.push_back(std::move(moving));

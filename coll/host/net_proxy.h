@@ -103,7 +103,8 @@ class NetProxy {
   // A FIFO for an edge to (`send`) or from `peer`, of `buffer_bytes`
   // (kFifoSteps slots), that the proxy starts moving at once. Not collective
   // (the endpoint to every peer exists from Create). The proxy owns it.
-  StatusOr<NetFifo*> AddFifo(int peer, bool send, uint64_t id, uint64_t buffer_bytes);
+  // Its step counters start at `first_step` (GPURUN_FIRST_STEP) on both sides.
+  StatusOr<NetFifo*> AddFifo(int peer, bool send, uint64_t id, uint64_t buffer_bytes, uint64_t first_step = 0);
 
   // The executor published a step: run a pass now unless another thread is
   // running one (it will see the step).

@@ -60,6 +60,12 @@ StatusOr<void*> UploadToDevice(int device, const void* src, size_t bytes) {
   return data;
 }
 
+Status CopyToDevice(int device, void* dst, const void* src, size_t bytes) {
+  GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
+  return OnPrivateStream("cudaMemcpyAsync",
+                         [&](cudaStream_t s) { return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s); });
+}
+
 IpcBuffer::~IpcBuffer() {
   cudaSetDevice(device_);
   if (const cudaError_t err = cudaFree(data_); err != cudaSuccess) {

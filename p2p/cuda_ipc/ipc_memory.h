@@ -59,6 +59,10 @@ class IpcMapping {
 // both may run while a stream-ordered kernel of this process waits for a peer.
 StatusOr<void*> UploadToDevice(int device, const void* src, size_t bytes);
 
+// Copies `bytes` from host memory to `dst` (device memory of GPU `device`, or
+// host memory it maps), on a private stream as UploadToDevice.
+Status CopyToDevice(int device, void* dst, const void* src, size_t bytes);
+
 }  // namespace gpurun::cuda
 
 #endif  // GPURUN_P2P_CUDA_IPC_IPC_MEMORY_H_

@@ -31,6 +31,7 @@ extern const StringParam kAlgo;    // GPURUN_ALGO: allowed algorithms per collec
 extern const StringParam kProto;   // GPURUN_PROTO: allowed protocols per collective (coll/tuner/override.h)
 extern const IntParam kNChannels;  // GPURUN_NCHANNELS: channels per collective, 0 = the tuner's choice
 extern const EnumParam kCollNet;   // GPURUN_COLL_NET: auto|always, NET connectors across hosts or for every edge
+extern const IntParam kFirstStep;  // GPURUN_FIRST_STEP: step count collective connectors start from (a test knob)
 
 // GPU collectives (coll/gpu).
 extern const IntParam kGpuNChannels;       // GPURUN_GPU_NCHANNELS: most channels (blocks) per launch, 0 = topology's

@@ -313,6 +313,44 @@ std::vector<GpuCase> P2pVariantCases() {
   return cases;
 }
 
+// GPURUN_FIRST_STEP just before LL's clean-up steps (2^31 - 8 ..) and just
+// before the 32-bit flag wraps (2^32): every connection of the ring and the
+// tree starts there, its LL FIFOs holding the flags coll/ll_start.h gives
+// (the stale match a missing clean-up would leave), so a few hundred calls
+// cross both. The ring with each protocol, through CUDA IPC and host memory,
+// and the tree over LL.
+std::vector<GpuCase> FirstStepCases() {
+  const std::string before_clean = std::to_string((uint64_t{1} << 31) - 20);
+  const std::string before_wrap = std::to_string((uint64_t{1} << 32) - 20);
+  struct Row {
+    Algo algo;
+    Proto proto;
+    int ranks;
+    bool host;
+    const std::string* first;
+  };
+  const Row rows[] = {
+      {Algo::kRing, Proto::kLL, 2, false, &before_clean},    {Algo::kRing, Proto::kLL, 2, false, &before_wrap},
+      {Algo::kRing, Proto::kLL, 2, true, &before_wrap},      {Algo::kRing, Proto::kLL128, 2, false, &before_wrap},
+      {Algo::kRing, Proto::kSimple, 2, false, &before_wrap}, {Algo::kTree, Proto::kLL, 3, false, &before_wrap}};
+  std::vector<GpuCase> cases;
+  for (const Row& r : rows) {
+    GpuCase g;
+    g.variant = {r.algo, r.proto};
+    g.name = ModeName(r.ranks, true) + "_" + matrix::VariantName(g.variant) + (r.host ? "_hostpath" : "") + "_from" +
+             *r.first;
+    g.ranks = r.ranks;
+    g.stream = true;
+    g.colls = r.algo == Algo::kTree ? std::vector<Coll>{Coll::kAllreduce} : RingColls();
+    g.slice = {"--types=int32,float", "--ops=sum,max", "--sizes=0,1,7,1023,4099,65541", "--offsets=0,4",
+               "--inplace=out,in"};
+    g.env = {{"GPURUN_FIRST_STEP", *r.first}};
+    if (r.host) g.env.push_back({"GPURUN_GPU_PATH", "host"});
+    cases.push_back(g);
+  }
+  return cases;
+}
+
 // A barrier has no buffers to be device ones: on a stream gpurun.h does not
 // say whether it is stream-ordered or invalid usage, so only the null stream.
 std::vector<GpuCase> OtherCases() {
@@ -376,6 +414,7 @@ INSTANTIATE_TEST_SUITE_P(TreeSimple, CollMatrixGpu, ::testing::ValuesIn(TreeCase
 INSTANTIATE_TEST_SUITE_P(Graph, CollMatrixGpu, ::testing::ValuesIn(GraphCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(HostPath, CollMatrixGpu, ::testing::ValuesIn(HostPathCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(RingOrder, CollMatrixGpu, ::testing::ValuesIn(RingOrderCases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(FirstStep, CollMatrixGpu, ::testing::ValuesIn(FirstStepCases()), CaseName);
 
 }  // namespace
 }  // namespace gpurun::gpu_test

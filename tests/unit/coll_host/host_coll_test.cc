@@ -135,6 +135,39 @@ TEST(HostCollNet, AlwaysNetOnOneHost) {
   ParamRegistry::Global().Reset();
 }
 
+// GPURUN_FIRST_STEP near LL's clean-up steps (2^31 - 8 .. 2^31 - 1, and the
+// same below 2^32) and the 32-bit flag's wrap: LL FIFOs start holding, in
+// each slot, the flag the slot's first step after its clean-up carries
+// (coll/ll_start.h), so results stay exact only if the clean-up rewrites
+// the slot in time. Every function on the ring, the tree and oneshot over
+// LL, and the other protocols along; shared memory and NET.
+TEST(HostCollFirstStep, LLCleanUpAndFlagWrapKeepResultsExact) {
+  const Func funcs[] = {Func::kAllReduce, Func::kBroadcast, Func::kAllGather, Func::kReduce, Func::kReduceScatter};
+  const uint64_t counts[] = {1, 7, 1023, 5000, 64};
+  std::vector<CollCase> cases;
+  for (int k = 0; k < 40; ++k) {
+    const Func f = funcs[k % 5];
+    const auto type = k % 2 == 0 ? DataType::kInt32 : DataType::kFloat32;
+    cases.push_back(CollCase{f, Algo::kRing, Protocol::kLL, type, RedOp::kSum, counts[k % 5], k % 3 == 0, 1, k % 2});
+    if (k % 4 == 0) {
+      cases.push_back(
+          CollCase{Func::kAllReduce, Algo::kTree, Protocol::kLL, type, RedOp::kMax, counts[k % 5], false, 1, 0});
+      cases.push_back(
+          CollCase{Func::kAllReduce, Algo::kOneShot, Protocol::kLL, type, RedOp::kSum, counts[k % 5], true, 1, 0});
+      cases.push_back(CollCase{f, Algo::kRing, Protocol::kSimple, type, RedOp::kSum, counts[k % 5], false, 1, 0});
+    }
+  }
+  for (uint64_t first : {(uint64_t{1} << 31) - 20, (uint64_t{1} << 32) - 20, (uint64_t{1} << 33) - 12}) {
+    ASSERT_TRUE(ParamRegistry::Global().Override("GPURUN_FIRST_STEP", std::to_string(first)).ok());
+    for (const std::vector<int>& hosts : {std::vector<int>{0, 0, 0}, std::vector<int>{0, 1}}) {
+      ThreadWorld world(hosts, NewUnique());
+      EXPECT_EQ(RunCases(world, cases), "") << "first step " << first << ", " << hosts.size() << " ranks";
+      EXPECT_EQ(SegmentsLeft(world.unique()), 0);
+    }
+  }
+  ParamRegistry::Global().Reset();
+}
+
 // Ring Simple moves 4-step chunks for allreduce / allgather / reducescatter
 // and 1-step chunks for broadcast / reduce; the executor rounds an edge's
 // step up to a chunk, and on NET the skipped steps still travel (empty), or

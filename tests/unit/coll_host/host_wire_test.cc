@@ -51,6 +51,33 @@ TEST(HostWire, LL128RoundTripsPartialLines) {
   for (uint64_t bytes : {0, 1, 119, 120, 121, 960}) RoundTrip<ProtoLL128>(bytes, 5);
 }
 
+// GPURUN_FIRST_STEP's start (coll/ll_start.h): slot j's lines hold the
+// flag of step 2^31 + j, the first step of slot j after its clean-up at
+// 2^31 - 8 + j. Small steps (one line each) up to 2^31 - 1, the clean-ups
+// among them, must leave no line that reads as step 2^31 + j's before that
+// step is packed; without the clean-up every line but one would.
+TEST(HostWire, LLCleanUpClearsAFirstStepStart) {
+  alignas(16) static std::byte fifo[kFifoBytes];
+  const uint64_t first = (uint64_t{1} << 31) - 24;
+  HostWire<ProtoLL>::StartAt(fifo, kFifoBytes, first);
+  const auto* lines = reinterpret_cast<const LLLine*>(fifo);
+  const std::byte one[1] = {std::byte{7}};
+  for (uint64_t step = first; step < (uint64_t{1} << 31); ++step) {
+    if (step == first) {  // the start holds the later steps' flags
+      uint64_t v;
+      EXPECT_TRUE(lines[HostWire<ProtoLL>::LineIndex(0, 1, kLines)].read(LLFlag(uint64_t{1} << 31), &v));
+    }
+    HostWire<ProtoLL>::Pack(fifo, kFifoBytes, one, sizeof(one), step);
+  }
+  for (uint64_t step = uint64_t{1} << 31; step < (uint64_t{1} << 31) + kFifoSteps; ++step) {
+    for (uint64_t j = 0; j < kLines; ++j) {
+      uint64_t v;
+      EXPECT_FALSE(lines[HostWire<ProtoLL>::LineIndex(step, j, kLines)].read(LLFlag(step), &v))
+          << "line " << j << " of step " << step << " reads as ready before it is written";
+    }
+  }
+}
+
 TEST(HostWire, LLCleanStepRewritesTheWholeSlot) {
   alignas(16) static std::byte fifo[kFifoBytes];
   std::memset(fifo, 0, sizeof(fifo));
