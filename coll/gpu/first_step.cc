@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "coll/host/agree.h"
 #include "coll/ll_start.h"
 #include "coll/wire_format.h"
 #include "p2p/cuda_ipc/ipc_memory.h"
@@ -31,17 +32,8 @@ Status Write(int device, void* base, const std::vector<OwnConnection>& connectio
 Status StartOwnConnections(CommLink& link, int device, void* base, const std::vector<OwnConnection>& connections,
                            uint64_t ll_buffer_bytes, uint64_t first_step, const char* what) {
   if (first_step == 0) return OkStatus();
-  const Status mine = Write(device, base, connections, ll_buffer_bytes, first_step);
-  const char ok = mine.ok() ? 1 : 0;
-  std::vector<char> all(static_cast<size_t>(link.size()));
-  GR_RETURN_IF_ERROR(link.AllGather(&ok, 1, all.data()));
-  if (!mine.ok()) return mine;
-  for (int r = 0; r < link.size(); ++r) {
-    if (all[static_cast<size_t>(r)] == 0) {
-      return RemoteError(std::string(what) + ": setting GPURUN_FIRST_STEP failed on " + link.DescribePeer(r));
-    }
-  }
-  return OkStatus();
+  return AgreeOnSuccess(link, Write(device, base, connections, ll_buffer_bytes, first_step),
+                        std::string(what) + ": setting GPURUN_FIRST_STEP");
 }
 
 }  // namespace gpurun::coll

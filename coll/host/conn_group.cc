@@ -3,6 +3,7 @@
 
 #include <map>
 
+#include "coll/host/agree.h"
 #include "coll/host/fifo_sizes.h"
 #include "coll/host/host_wire.h"
 #include "coll/host/net_proxy.h"
@@ -79,20 +80,6 @@ void StartAt(FifoHeader* header, std::byte* buf, uint64_t buffer_bytes, uint64_t
   header->head.post(first_step);
   header->tail.post(first_step);
   if (ll) HostWire<ProtoLL>::StartAt(buf, buffer_bytes, first_step);  // LL128's flag is 64 bits, Simple has none
-}
-
-// AllGather of one success byte: OkStatus when every rank succeeded.
-Status AgreeOnSuccess(CommLink& link, const Status& mine, const char* phase) {
-  const char ok = mine.ok() ? 1 : 0;
-  std::vector<char> all(static_cast<size_t>(link.size()));
-  GR_RETURN_IF_ERROR(link.AllGather(&ok, 1, all.data()));
-  if (!mine.ok()) return mine;
-  for (int r = 0; r < link.size(); ++r) {
-    if (all[static_cast<size_t>(r)] == 0) {
-      return RemoteError(std::string("collective connector setup (") + phase + ") failed on " + link.DescribePeer(r));
-    }
-  }
-  return OkStatus();
 }
 
 }  // namespace
@@ -189,7 +176,7 @@ Status ConnGroup::Setup(CommLink& link, int channel, NetProxy* proxy, bool all_n
       created = seg.status();
     }
   }
-  GR_RETURN_IF_ERROR(AgreeOnSuccess(link, created, "create"));
+  GR_RETURN_IF_ERROR(AgreeOnSuccess(link, created, "collective connector setup (create)"));
 
   Status mapped = OkStatus();
   std::map<int, size_t> opened;  // receiver -> index in peers_
@@ -213,7 +200,7 @@ Status ConnGroup::Setup(CommLink& link, int channel, NetProxy* proxy, bool all_n
     e.send->buf = base + sizeof(FifoHeader);
     e.send->header = reinterpret_cast<FifoHeader*>(base);
   }
-  GR_RETURN_IF_ERROR(AgreeOnSuccess(link, mapped, "map"));
+  GR_RETURN_IF_ERROR(AgreeOnSuccess(link, mapped, "collective connector setup (map)"));
   if (any_local_in) GR_RETURN_IF_ERROR(own_.Unlink());
   GR_LOG(Info, Coll) << "connectors ready: " << AlgoName(algo_) << "/" << ProtocolName(proto_) << " channel " << channel
                      << ", " << in.size() << " in, " << out.size() << " out, " << net_edges << " of them NET"
