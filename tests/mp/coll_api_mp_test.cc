@@ -103,5 +103,37 @@ TEST(CollMpPeerDeath, KilledRankFailsTheGatherOnTheOthers) {
   }
 }
 
+// Across two virtual nodes (NET connectors), a rank killed between
+// allreduces: every survivor's next allreduce fails at once with
+// grRemoteError naming it, whichever algorithm carries the call. Two ranks
+// (each waits on the dead one directly) and oneshot on four (every rank
+// receives from every other).
+TEST(CollMpPeerDeath, KilledRankFailsTheAllreduceAcrossNodes) {
+  struct Case {
+    const char* algo;
+    const char* proto;
+    int ranks;
+  };
+  for (const Case& c : {Case{"ring", "simple", 2}, Case{"ring", "ll", 2}, Case{"tree", "ll", 2},
+                        Case{"oneshot", "ll", 2}, Case{"oneshot", "simple", 4}}) {
+    const std::string what = std::string(c.algo) + "/" + c.proto + " on " + std::to_string(c.ranks) + " ranks";
+    RunOptions o = CollJob(c.ranks, "killallreduce", /*virtual_nodes=*/true);
+    o.argv.insert(o.argv.begin() + 1, "--disable-auto-cleanup");
+    o.env.push_back({"GPURUN_ALGO", c.algo});
+    o.env.push_back({"GPURUN_PROTO", c.proto});
+    RunResult r = RunClean(o);
+    EXPECT_EQ(r.exit_code, 128 + SIGKILL) << what << "\n" << r.err;
+    const std::string dead = "rank " + std::to_string(c.ranks - 1);
+    for (int rank = 0; rank < c.ranks - 1; ++rank) {
+      const std::string line = "rank " + std::to_string(rank) + " allreduce: remote error: ";
+      const size_t at = r.out.find(line);
+      ASSERT_NE(at, std::string::npos) << what << "\n" << r.out << r.err;
+      const std::string rest = r.out.substr(at, r.out.find('\n', at) - at);
+      EXPECT_NE(rest.find(dead), std::string::npos) << what << ": " << rest;
+    }
+    EXPECT_LT(r.seconds, 30.0) << what;
+  }
+}
+
 }  // namespace
 }  // namespace gpurun::mp

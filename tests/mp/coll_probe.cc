@@ -15,8 +15,17 @@
 //                         gets, "rank R gather: CODE: MESSAGE"; it exits 0 if
 //                         that error is grRemoteError naming the dead rank
 //                         (needs gpurun --disable-auto-cleanup)
+//   coll_probe killallreduce
+//                         the same with allreduces (the ring / tree / oneshot
+//                         engine, over NET across gpurun --nodes): the last
+//                         rank dies before its fourth; the others print
+//                         "rank R allreduce: CODE: MESSAGE" for the first
+//                         error and exit 0 if it is grRemoteError naming it
+//                         (a ring rank that does not wait on the dead one
+//                         names the neighbour it waited on instead)
 // Any failed check prints "coll_probe rank R line L: ..." and aborts the job.
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -272,6 +281,29 @@ int KillGather() {
   return first == grRemoteError && message.find(named) != std::string::npos ? 0 : 1;
 }
 
+int KillAllreduce() {
+  const int dead = g_size - 1;
+  grResult_t first = grSuccess;
+  std::string message;
+  for (int it = 0; it < 3 + g_size; ++it) {
+    if (it == 3 && g_rank == dead) raise(SIGKILL);
+    std::vector<int32_t> send(1000, g_rank + it), recv(1000, kPoison);
+    const grResult_t r = grAllreduce(send.data(), recv.data(), send.size(), grInt32, grSum, grCommWorld(), kHost);
+    if (r != grSuccess && first == grSuccess) {
+      first = r;
+      message = grGetLastErrorMessage();
+    }
+    if (it < 3 && r != grSuccess) Die(__LINE__, "allreduce before the death", grGetErrorString(r), message.c_str());
+  }
+  std::printf("rank %d allreduce: %s: %s\n", g_rank, grGetErrorString(first), message.c_str());
+  std::fflush(stdout);
+  // A survivor that left at once would be a dead peer to the others while
+  // steps it sent them were still on their way.
+  sleep(1);
+  const std::string named = "rank " + std::to_string(dead);
+  return first == grRemoteError && message.find(named) != std::string::npos ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -280,6 +312,7 @@ int main(int argc, char** argv) {
   CHECK(grCommRank(grCommWorld(), &g_rank));
   CHECK(grCommSize(grCommWorld(), &g_size));
   if (mode == "killgather") return KillGather();  // no grFinalize: a rank is gone
+  if (mode == "killallreduce") return KillAllreduce();
   int rc = 1;
   if (mode == "p2p") rc = P2p();
   if (mode == "ringtree") rc = RingTree();
