@@ -2,7 +2,9 @@
 // backing off (p2p::Backoff), check the peer waited on every kPollsPerCheck
 // polls (CommLink::CheckPeer: a dead or aborted peer is grRemoteError naming
 // it) and give up after GPURUN_TIMEOUT with grTimeout naming the collective,
-// algorithm, protocol, channel, step and peer. While the backoff sleeps,
+// algorithm, protocol, channel, step and peer; from kOtherRanksCheckS on, a
+// failed rank elsewhere in the communicator also ends it (naming that rank).
+// While the backoff sleeps,
 // every poll checks (polls are then microseconds apart). On a communicator
 // with NET edges each check also runs a pass of its NET proxy (the executor
 // moves the NET steps while it is inside a call, net_proxy.h).
@@ -47,6 +49,17 @@ inline constexpr uint32_t kQuickPolls = 256;
 // core to a peer waiting for it; a clock reading is ~50x cheaper than a pass.
 inline constexpr uint32_t kNetQuickPolls = 0;
 
+// Once a wait has lasted this long, and as often again while it lasts, it
+// also checks the communicator's other ranks: a rank that died elsewhere in
+// a ring or tree stops the steps coming round while the awaited peer lives
+// on (itself failed and waiting, or gone), and the wait would otherwise end
+// only at GPURUN_TIMEOUT, naming a live rank.
+inline constexpr double kOtherRanksCheckS = 0.1;
+
+// OkStatus, or the failure of a rank of site.link other than this one and
+// `peer` (CommLink::CheckPeer), saying so.
+Status CheckOtherRanks(const WaitSite& site, int peer);
+
 // The error for a wait that failed: "<func> <algo>/<proto> channel <c> step <s>: <what> <peer>: <cause>".
 Status WaitError(const WaitSite& site, int peer, uint64_t step, const char* what, const Status& cause);
 Status WaitTimeout(const WaitSite& site, int peer, uint64_t step, const char* what);
@@ -63,6 +76,7 @@ template <typename Ready>
   }
   p2p::Backoff backoff(site.policy);
   const auto start = std::chrono::steady_clock::now();
+  double others_at = kOtherRanksCheckS;  // seconds waited at the next check of the other ranks
   for (uint32_t polls = 1;; ++polls) {
     if (ready()) return OkStatus();
     // Sleeping polls are microseconds apart already: check at each of them.
@@ -72,6 +86,10 @@ template <typename Ready>
       if (ready()) return OkStatus();
       const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - start;
       if (site.timeout_s > 0 && waited.count() > site.timeout_s) return WaitTimeout(site, peer, step, what);
+      if (waited.count() >= others_at) {
+        others_at = waited.count() + kOtherRanksCheckS;
+        if (Status s = CheckOtherRanks(site, peer); !s.ok()) return WaitError(site, peer, step, what, s);
+      }
     }
     backoff.Pause();
   }

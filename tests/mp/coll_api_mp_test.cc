@@ -104,18 +104,20 @@ TEST(CollMpPeerDeath, KilledRankFailsTheGatherOnTheOthers) {
 }
 
 // Across two virtual nodes (NET connectors), a rank killed between
-// allreduces: every survivor's next allreduce fails at once with
-// grRemoteError naming it, whichever algorithm carries the call. Two ranks
-// (each waits on the dead one directly) and oneshot on four (every rank
-// receives from every other).
+// allreduces: every survivor's next allreduce fails within a second with
+// grRemoteError naming it, whichever algorithm carries the call: on two
+// ranks, oneshot on four (every rank waits on the dead one directly), and
+// the ring and the tree on four, where a rank waiting on a live neighbour
+// learns it from its wait's check of the other ranks (wait.h).
 TEST(CollMpPeerDeath, KilledRankFailsTheAllreduceAcrossNodes) {
   struct Case {
     const char* algo;
     const char* proto;
     int ranks;
   };
-  for (const Case& c : {Case{"ring", "simple", 2}, Case{"ring", "ll", 2}, Case{"tree", "ll", 2},
-                        Case{"oneshot", "ll", 2}, Case{"oneshot", "simple", 4}}) {
+  for (const Case& c :
+       {Case{"ring", "simple", 2}, Case{"ring", "ll", 2}, Case{"tree", "ll", 2}, Case{"oneshot", "ll", 2},
+        Case{"oneshot", "simple", 4}, Case{"ring", "ll", 4}, Case{"tree", "simple", 4}}) {
     const std::string what = std::string(c.algo) + "/" + c.proto + " on " + std::to_string(c.ranks) + " ranks";
     RunOptions o = CollJob(c.ranks, "killallreduce", /*virtual_nodes=*/true);
     o.argv.insert(o.argv.begin() + 1, "--disable-auto-cleanup");

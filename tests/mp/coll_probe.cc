@@ -21,8 +21,6 @@
 //                         rank dies before its fourth; the others print
 //                         "rank R allreduce: CODE: MESSAGE" for the first
 //                         error and exit 0 if it is grRemoteError naming it
-//                         (a ring rank that does not wait on the dead one
-//                         names the neighbour it waited on instead)
 // Any failed check prints "coll_probe rank R line L: ..." and aborts the job.
 #include <signal.h>
 #include <unistd.h>

@@ -291,6 +291,35 @@ TEST(HostCollErrors, DeadPeerIsNamed) {
   EXPECT_NE(rank0_error.find("rank 1 (test host 0)"), std::string::npos) << rank0_error;
 }
 
+// A ring of 4 whose rank 3 died: rank 1 waits on rank 0, which lives on
+// (its own call failed on rank 3); within kOtherRanksCheckS rank 1's wait
+// names rank 3 too, instead of timing out on rank 0.
+TEST(HostCollErrors, DeadRankElsewhereInTheRingIsNamed) {
+  ASSERT_TRUE(ParamRegistry::Global().Override("GPURUN_TIMEOUT", "20").ok());
+  ThreadWorld world({0, 0, 0, 0}, NewUnique());
+  std::string errors[4];
+  const auto start = std::chrono::steady_clock::now();
+  RunRanks(world, [&](int rank, HostCollImpl& coll, ThreadWorld& w) -> std::string {
+    const CollCase c{
+        Func::kAllReduce, Algo::kRing, Protocol::kSimple, DataType::kFloat32, RedOp::kSum, 100000, false, 1, 0};
+    if (std::string e = RunAndCheck(coll, rank, 4, c); !e.empty()) return e;
+    if (rank == 3) {
+      w.MarkDead(3);
+      return "";
+    }
+    errors[rank] = RunAndCheck(coll, rank, 4, c);
+    return "";
+  });
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  ParamRegistry::Global().Reset();
+  for (int rank = 0; rank < 3; ++rank) {
+    EXPECT_NE(errors[rank].find("rank 3 (test host 0)"), std::string::npos) << rank << ": " << errors[rank];
+    EXPECT_EQ(errors[rank].find("timeout"), std::string::npos) << rank << ": " << errors[rank];
+  }
+  EXPECT_NE(errors[1].find("another rank of the communicator failed"), std::string::npos) << errors[1];
+  EXPECT_LT(took.count(), 10.0);
+}
+
 TEST(HostCollErrors, TimeoutNamesCollectiveAndPeer) {
   ASSERT_TRUE(ParamRegistry::Global().Override("GPURUN_TIMEOUT", "200ms").ok());
   ThreadWorld world({0, 0}, NewUnique());
