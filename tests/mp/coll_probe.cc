@@ -256,50 +256,47 @@ int RingTree() {
   return 0;
 }
 
-int KillGather() {
+// The last rank dies (SIGKILL) before call 3 of `name`; the others go on to
+// call 3 + size, print the first error as "rank R NAME: CODE: MESSAGE" and
+// return 0 if it is grRemoteError naming the dead rank. `linger`: survivors
+// wait a second before leaving, so that none is a dead peer to the others
+// while steps it sent them are still on their way.
+template <typename Call>
+int KillAndReport(const char* name, bool linger, Call&& call) {
   const int dead = g_size - 1;
   grResult_t first = grSuccess;
   std::string message;
-  // Iterations 0..2 succeed; the dead rank is gone from iteration 3 on; by
-  // 3 + size every live rank has been the root once without it.
   for (int it = 0; it < 3 + g_size; ++it) {
     if (it == 3 && g_rank == dead) raise(SIGKILL);
-    const int root = it % g_size;
-    std::vector<int32_t> send(4, g_rank), recv(4 * g_size, kPoison);
-    const grResult_t r = grGather(send.data(), recv.data(), 4, grInt32, root, grCommWorld(), kHost);
+    const grResult_t r = call(it);
     if (r != grSuccess && first == grSuccess) {
       first = r;
       message = grGetLastErrorMessage();
     }
-    if (it < 3 && r != grSuccess) Die(__LINE__, "gather before the death", grGetErrorString(r), message.c_str());
+    if (it < 3 && r != grSuccess) {
+      Die(__LINE__, (std::string(name) + " before the death").c_str(), grGetErrorString(r), message.c_str());
+    }
   }
-  std::printf("rank %d gather: %s: %s\n", g_rank, grGetErrorString(first), message.c_str());
+  std::printf("rank %d %s: %s: %s\n", g_rank, name, grGetErrorString(first), message.c_str());
   std::fflush(stdout);
+  if (linger) sleep(1);
   const std::string named = "rank " + std::to_string(dead);
   return first == grRemoteError && message.find(named) != std::string::npos ? 0 : 1;
 }
 
+// By call 3 + size every live rank has been the root once without the dead one.
+int KillGather() {
+  return KillAndReport("gather", false, [](int it) {
+    std::vector<int32_t> send(4, g_rank), recv(4 * static_cast<size_t>(g_size), kPoison);
+    return grGather(send.data(), recv.data(), 4, grInt32, it % g_size, grCommWorld(), kHost);
+  });
+}
+
 int KillAllreduce() {
-  const int dead = g_size - 1;
-  grResult_t first = grSuccess;
-  std::string message;
-  for (int it = 0; it < 3 + g_size; ++it) {
-    if (it == 3 && g_rank == dead) raise(SIGKILL);
+  return KillAndReport("allreduce", true, [](int it) {
     std::vector<int32_t> send(1000, g_rank + it), recv(1000, kPoison);
-    const grResult_t r = grAllreduce(send.data(), recv.data(), send.size(), grInt32, grSum, grCommWorld(), kHost);
-    if (r != grSuccess && first == grSuccess) {
-      first = r;
-      message = grGetLastErrorMessage();
-    }
-    if (it < 3 && r != grSuccess) Die(__LINE__, "allreduce before the death", grGetErrorString(r), message.c_str());
-  }
-  std::printf("rank %d allreduce: %s: %s\n", g_rank, grGetErrorString(first), message.c_str());
-  std::fflush(stdout);
-  // A survivor that left at once would be a dead peer to the others while
-  // steps it sent them were still on their way.
-  sleep(1);
-  const std::string named = "rank " + std::to_string(dead);
-  return first == grRemoteError && message.find(named) != std::string::npos ? 0 : 1;
+    return grAllreduce(send.data(), recv.data(), send.size(), grInt32, grSum, grCommWorld(), kHost);
+  });
 }
 
 }  // namespace
