@@ -181,9 +181,7 @@ Status RingConnectors::Exchange(CommLink& link) {
 Status RingConnectors::StartAt(CommLink& link, uint64_t first_step) {
   std::vector<OwnConnection> connections;
   for (int ch = 0; ch < nchannels_; ++ch) {
-    connections.push_back(
-        {kCounterStride * static_cast<uint64_t>(ch), kControlBytes + buffer_bytes_ * static_cast<uint64_t>(nchannels_) +
-                                                         ll_buffer_bytes_ * static_cast<uint64_t>(ch)});
+    connections.push_back({kCounterStride * static_cast<uint64_t>(ch), LLFifoOffset(ch)});
   }
   return StartOwnConnections(link, device_, mine_->device_ptr(), connections, ll_buffer_bytes_, first_step, "GPU ring");
 }
@@ -196,8 +194,7 @@ Status RingConnectors::WriteChannels(uint64_t first_step) {
   for (int ch = 0; ch < nchannels_; ++ch) {
     const uint64_t counters = kCounterStride * static_cast<uint64_t>(ch);
     const uint64_t fifo = kControlBytes + buffer_bytes_ * static_cast<uint64_t>(ch);
-    const uint64_t ll_fifo = kControlBytes + buffer_bytes_ * static_cast<uint64_t>(nchannels_) +
-                             ll_buffer_bytes_ * static_cast<uint64_t>(ch);
+    const uint64_t ll_fifo = LLFifoOffset(ch);
     const uint64_t ll128_fifo = kControlBytes + (buffer_bytes_ + ll_buffer_bytes_) * static_cast<uint64_t>(nchannels_) +
                                 ll128_buffer_bytes_ * static_cast<uint64_t>(ch);
     const bool ll128 = ll128_buffer_bytes_ > 0;

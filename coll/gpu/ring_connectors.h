@@ -79,6 +79,11 @@ class RingConnectors {
                        const StatusOr<PeerPath>& path);
   Status SetOrder(const std::vector<int>& order, int rank);
   Status Exchange(CommLink& link);
+  // Where channel `ch`'s LL FIFO starts in this rank's buffer (layout above).
+  uint64_t LLFifoOffset(int ch) const {
+    return kControlBytes + buffer_bytes_ * static_cast<uint64_t>(nchannels_) +
+           ll_buffer_bytes_ * static_cast<uint64_t>(ch);
+  }
   Status StartAt(CommLink& link, uint64_t first_step);
   Status WriteChannels(uint64_t first_step);
 

@@ -56,7 +56,7 @@ class ConnGroup {
   // `proxy` moves the NET edges (null: there must be none); `all_net` makes
   // every ring / tree edge a NET edge (GPURUN_COLL_NET=always).
   // Every edge's step count starts at `first_step` (GPURUN_FIRST_STEP; LL
-  // FIFOs then hold the flag of the step before it, as after a real run).
+  // FIFOs then start as coll/ll_start.h says).
   static StatusOr<std::unique_ptr<ConnGroup>> Create(CommLink& link, Algo algo, Protocol proto, int channel,
                                                      NetProxy* proxy, bool all_net, uint64_t first_step = 0);
 

@@ -39,7 +39,8 @@
 // failing, marks that FIFO failed with the error (naming the peer); the
 // executor's waits see it. A receive FIFO outlives its peer's endpoint while
 // steps may still arrive (a peer that ended normally after its sends
-// completed locally: they wait in UCX until this side posts receives). Stop() (the destructor, called by the thread
+// completed locally: they wait in UCX until this side posts receives).
+// Stop() (the destructor, called by the thread
 // that runs the collectives) ends the thread, then sends what the executor
 // published but the proxy had not yet sent (bounded by GPURUN_TIMEOUT and 30
 // s, skipping peers that failed or that CommLink::CheckPeer reports dead),

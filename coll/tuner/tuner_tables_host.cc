@@ -164,7 +164,7 @@ constexpr TunerTables MakeHostTables() {
   // no pipelining within a chunk); 0.92 of the ring's. LL: oneshot/LL took
   // 62.0 us at 32 KiB against ring/LL's 117.8, so the ring's value is a
   // floor.
-  t.net_gbps[kOneShot][kSimple] = 0.92 * 1.73;
+  t.net_gbps[kOneShot][kSimple] = 0.92 * t.net_gbps[kRing][kSimple];
   return t;
 }
 

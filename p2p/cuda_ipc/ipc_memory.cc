@@ -51,8 +51,7 @@ StatusOr<void*> UploadToDevice(int device, const void* src, size_t bytes) {
   GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
   void* data = nullptr;
   GR_CUDA_RETURN_IF_ERROR(cudaMalloc(&data, bytes));
-  const Status status = OnPrivateStream(
-      "cudaMemcpyAsync", [&](cudaStream_t s) { return cudaMemcpyAsync(data, src, bytes, cudaMemcpyHostToDevice, s); });
+  const Status status = CopyToDevice(device, data, src, bytes);
   if (!status.ok()) {
     cudaFree(data);
     return status;

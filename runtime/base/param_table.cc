@@ -76,11 +76,13 @@ const IntParam kNChannels("GPURUN_NCHANNELS", 0, 0, 128,
                           "16, the GPU ring at most its GPURUN_GPU_NCHANNELS, and a collective fails naming this "
                           "variable when it is set higher (the GPU one-shot allreduce sizes its own grid).");
 
-const IntParam kFirstStep("GPURUN_FIRST_STEP", 0, 0, int64_t{1} << 48,
-                          "Step count every collective connector (host FIFOs, NET FIFOs, the GPU ring and tree) "
-                          "starts from, instead of 0: a test knob, so that a few calls cross LL's flag clean-up "
-                          "(every 2^31 steps) and its 32-bit flag's wrap (2^32), which real runs reach after hours. "
-                          "Set it alike on every rank; the LL FIFOs start holding the flag of the step before it.");
+const IntParam kFirstStep(
+    "GPURUN_FIRST_STEP", 0, 0, int64_t{1} << 48,
+    "Step count every collective connector (host FIFOs, NET FIFOs, the GPU ring and tree) "
+    "starts from, instead of 0: a test knob, so that a few calls cross LL's flag clean-up "
+    "(every 2^31 steps) and its 32-bit flag's wrap (2^32), which real runs reach after hours. "
+    "Set it alike on every rank; the LL FIFOs start holding, in each slot, the flag a missing clean-up "
+    "would leave to match (coll/ll_start.h).");
 
 const EnumParam kCollNet("GPURUN_COLL_NET", "auto", {"auto", "always"},
                          "Wire of host-buffer collectives between ring / tree neighbours: auto (NET connectors, "

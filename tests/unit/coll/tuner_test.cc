@@ -261,7 +261,7 @@ TEST_F(TunerTest, ImpossibleForcedChoicesAreInvalidUsage) {
   EXPECT_EQ(ChooseOk(Input(Func::kAllReduce, 1024, 4, 2), Override("oneshot", "")).algo, Algo::kOneShot);
   ExpectInvalidUsage(Input(Func::kAllReduce, 1024, 4, 2), Override("oneshot", "ll128"),
                      {"GPURUN_ALGO", "GPURUN_PROTO", "oneshot", "allreduce", "2 host(s)", "not ll128"});
-  // Tree is allowed for broadcast by the mask but not implemented there.
+  // Tree is allowed for broadcast by the mask, but the host path has no tree broadcast.
   ExpectInvalidUsage(Input(Func::kBroadcast, 8, 4), Override("broadcast:tree", "simple"),
                      {"GPURUN_ALGO", "GPURUN_PROTO", "broadcast"});
   // Per collective: the others keep working.
