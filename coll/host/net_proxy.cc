@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "coll/host/fifo_sizes.h"
+#include "coll/host/net_open.h"
 #include "runtime/base/log.h"
 
 namespace gpurun::coll {
@@ -47,29 +48,9 @@ NetProxy::~NetProxy() { Stop(); }
 
 StatusOr<std::unique_ptr<NetProxy>> NetProxy::Create(CommLink& link, double timeout_s, p2p::Backoff::Policy policy) {
   std::unique_ptr<NetProxy> proxy(new NetProxy(link, timeout_s, policy));
-  // Every rank takes part in both exchanges, also one whose UCX failed (it
-  // publishes an empty address), so the others fail naming it.
-  auto net = p2p::UcxNet::Open(kNetEagerBytes);
-  std::vector<std::byte> mine;
-  if (net.ok()) mine = (*net)->Address();
-  const int n = link.size();
-  const uint64_t length = mine.size();
-  std::vector<uint64_t> lengths(static_cast<size_t>(n));
-  GR_RETURN_IF_ERROR(link.AllGather(&length, sizeof(length), lengths.data()));
-  const uint64_t widest = *std::max_element(lengths.begin(), lengths.end());
-  mine.resize(widest);
-  std::vector<std::byte> all(widest * static_cast<uint64_t>(n));
-  GR_RETURN_IF_ERROR(link.AllGather(mine.data(), widest, all.data()));
-  if (!net.ok()) return net.status();
-  proxy->net_ = std::move(net).value();
-  for (int r = 0; r < n; ++r) {
-    if (r == link.rank()) continue;
-    const auto* begin = all.data() + widest * static_cast<uint64_t>(r);
-    std::vector<std::byte> address(begin, begin + lengths[static_cast<size_t>(r)]);
-    GR_RETURN_IF_ERROR(proxy->net_->Connect(r, address, link.DescribePeer(r)));
-  }
+  GR_ASSIGN_OR_RETURN(proxy->net_, OpenNetToPeers(link, kNetEagerBytes));
   proxy->thread_ = std::thread([p = proxy.get()] { p->Run(); });
-  GR_LOG(Info, Net) << "collective NET proxy started: UCX endpoints to " << n - 1 << " rank(s)";
+  GR_LOG(Info, Net) << "collective NET proxy started: UCX endpoints to " << link.size() - 1 << " rank(s)";
   return proxy;
 }
 

@@ -132,11 +132,11 @@ Status UcxNet::Send(int peer, uint64_t tag, const void* data, size_t bytes, UcxN
   param.datatype = ucp_dt_make_contig(1);
   const ucs_status_ptr_t ret = ucp_tag_send_nbx(it->second->ep, data, bytes, tag, &param);
   if (UCS_PTR_IS_ERR(ret)) return UcsToStatus(UCS_PTR_STATUS(ret), "ucx net: send to " + it->second->name);
-  *op = UcxNetOp{ret, true, false, peer, bytes};
+  *op = UcxNetOp{ret, true, false, peer, bytes, tag};
   return OkStatus();
 }
 
-Status UcxNet::Recv(int peer, uint64_t tag, void* data, size_t capacity, UcxNetOp* op) {
+Status UcxNet::Recv(int peer, uint64_t tag, void* data, size_t capacity, UcxNetOp* op, uint64_t mask) {
   // Always a request, polled by Test: UCX 1.13 completing a receive inline
   // (its message already there) left recv_info's length 0 for a 13 KiB
   // message here (seen in HostCollNet.StepRoundingAcrossFunctions).
@@ -144,9 +144,9 @@ Status UcxNet::Recv(int peer, uint64_t tag, void* data, size_t capacity, UcxNetO
   std::memset(&param, 0, sizeof(param));
   param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
   param.datatype = ucp_dt_make_contig(1);
-  const ucs_status_ptr_t ret = ucp_tag_recv_nbx(impl_->worker, data, capacity, tag, ~uint64_t{0}, &param);
+  const ucs_status_ptr_t ret = ucp_tag_recv_nbx(impl_->worker, data, capacity, tag, mask, &param);
   if (UCS_PTR_IS_ERR(ret)) return UcsToStatus(UCS_PTR_STATUS(ret), "ucx net: receive from " + impl_->NameOf(peer));
-  *op = UcxNetOp{ret, true, true, peer, 0};
+  *op = UcxNetOp{ret, true, true, peer, 0, 0};
   return OkStatus();
 }
 
@@ -158,7 +158,10 @@ Status UcxNet::Test(UcxNetOp* op, bool* done) {
     if (op->recv) {
       ucp_tag_recv_info_t info{};
       status = ucp_tag_recv_request_test(op->request, &info);
-      if (status != UCS_INPROGRESS) op->bytes = info.length;
+      if (status != UCS_INPROGRESS) {
+        op->bytes = info.length;
+        op->tag = info.sender_tag;
+      }
     } else {
       status = ucp_request_check_status(op->request);
     }

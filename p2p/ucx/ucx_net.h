@@ -35,6 +35,7 @@ struct UcxNetOp {
   bool recv = false;
   int peer = -1;
   size_t bytes = 0;  // receive: the length that arrived
+  uint64_t tag = 0;  // receive: the tag it carried (with a mask, the bits it ignored too)
 };
 
 class UcxNet {
@@ -60,9 +61,10 @@ class UcxNet {
   // Starts sending `bytes` at `data` (kept alive by the caller until done)
   // with `tag`; an error (peer failed, not connected) means nothing started.
   Status Send(int peer, uint64_t tag, const void* data, size_t bytes, UcxNetOp* op);
-  // Posts a receive of at most `capacity` bytes with exactly `tag` from anyone
-  // (the tag names the sender); `peer` is kept for errors.
-  Status Recv(int peer, uint64_t tag, void* data, size_t capacity, UcxNetOp* op);
+  // Posts a receive of at most `capacity` bytes with `tag` from anyone (the
+  // tag names the sender), matching the bits set in `mask` (all: exactly
+  // `tag`); `peer` is kept for errors.
+  Status Recv(int peer, uint64_t tag, void* data, size_t capacity, UcxNetOp* op, uint64_t mask = ~uint64_t{0});
   // Whether `op` completed (then op->bytes holds a receive's length and op is
   // idle again); an error when it failed (truncation, peer failure) naming
   // the peer.
