@@ -91,6 +91,12 @@ GR_HOST_DEVICE constexpr bool IsValidBufferBytes(Protocol proto, uint64_t buffer
 GR_HOST_DEVICE constexpr uint64_t SlotOffset(uint64_t step, uint64_t buffer_bytes) {
   return (step % kFifoSteps) * StepBytes(buffer_bytes);
 }
+// A NET connection (the GPU path across hosts, coll/host/gpu_net_proxy.h):
+// the sending kernel records each step's wire bytes in a host-memory word
+// per slot before it posts tail, with this bit set for an LL step (its
+// lines go to the receiver's LL FIFO, Simple's to its Simple FIFO).
+inline constexpr uint32_t kNetStepLL = 0x80000000u;
+
 // Whether the sender may fill step `step`, given the receiver's head (the
 // number of steps it has released): NCCL waits while head + NCCL_STEPS < step + 1.
 GR_HOST_DEVICE constexpr bool SlotFree(uint64_t step, uint64_t head) { return step < head + kFifoSteps; }
