@@ -63,9 +63,30 @@ std::vector<int> RingOrder(const std::vector<std::string>& bus_id_per_rank) {
   return order;
 }
 
-StatusOr<std::vector<int>> RingOrderFor(const std::string& setting, const std::vector<std::string>& bus_id_per_rank) {
+std::vector<int> RingOrderAcrossHosts(const std::vector<int>& host_per_rank,
+                                      const std::vector<std::string>& bus_id_per_rank) {
+  std::vector<int> hosts;  // in the order of their lowest rank
+  for (int h : host_per_rank) {
+    if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
+  }
+  std::vector<int> order;
+  for (int h : hosts) {
+    std::vector<int> ranks;
+    std::vector<std::string> ids;
+    for (size_t r = 0; r < host_per_rank.size(); ++r) {
+      if (host_per_rank[r] != h) continue;
+      ranks.push_back(static_cast<int>(r));
+      ids.push_back(bus_id_per_rank[r]);
+    }
+    for (int local : RingOrder(ids)) order.push_back(ranks[static_cast<size_t>(local)]);
+  }
+  return order;
+}
+
+StatusOr<std::vector<int>> RingOrderFor(const std::string& setting, const std::vector<int>& host_per_rank,
+                                        const std::vector<std::string>& bus_id_per_rank) {
   const int n = static_cast<int>(bus_id_per_rank.size());
-  if (setting.empty() || setting == "pci") return RingOrder(bus_id_per_rank);
+  if (setting.empty() || setting == "pci") return RingOrderAcrossHosts(host_per_rank, bus_id_per_rank);
   std::vector<int> order;
   if (setting == "rank") {
     for (int r = 0; r < n; ++r) order.push_back(r);
@@ -82,7 +103,7 @@ StatusOr<std::vector<int>> RingOrderFor(const std::string& setting, const std::v
     seen[static_cast<size_t>(*v)] = true;
     order.push_back(static_cast<int>(*v));
   }
-  if (static_cast<int>(order.size()) != n) return RingOrder(bus_id_per_rank);
+  if (static_cast<int>(order.size()) != n) return RingOrderAcrossHosts(host_per_rank, bus_id_per_rank);
   return order;
 }
 

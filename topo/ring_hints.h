@@ -73,12 +73,20 @@ int GpuRingChannels(const GpuRingShape& shape);
 // bus id on two hosts is two GPUs).
 std::vector<int> RingOrder(const std::vector<std::string>& bus_id_per_rank);
 
+// RingOrder for ranks on several hosts (host_per_rank[r]: rank r's host
+// number): each host's ranks consecutive, in RingOrder among themselves,
+// hosts in the order of their lowest rank, so the ring crosses between
+// hosts once per host. With one host, RingOrder.
+std::vector<int> RingOrderAcrossHosts(const std::vector<int>& host_per_rank,
+                                      const std::vector<std::string>& bus_id_per_rank);
+
 // The ring order that GPURUN_GPU_RING's `setting` asks for: "" or "pci",
-// RingOrder above; "rank", rank order; a comma-separated permutation of
-// 0..N-1 ("0,2,1,3"), that order for communicators of N ranks (and
-// RingOrder for communicators of another size). InvalidArgument naming the
-// setting for anything else.
-StatusOr<std::vector<int>> RingOrderFor(const std::string& setting, const std::vector<std::string>& bus_id_per_rank);
+// RingOrderAcrossHosts above; "rank", rank order; a comma-separated
+// permutation of 0..N-1 ("0,2,1,3"), that order for communicators of N
+// ranks (and RingOrderAcrossHosts for communicators of another size).
+// InvalidArgument naming the setting for anything else.
+StatusOr<std::vector<int>> RingOrderFor(const std::string& setting, const std::vector<int>& host_per_rank,
+                                        const std::vector<std::string>& bus_id_per_rank);
 
 }  // namespace gpurun::topo
 

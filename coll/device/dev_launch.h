@@ -16,6 +16,9 @@
 // an LL step carries its flag in every line instead of a tail, and releases
 // its slot through the same head, so slot s % kFifoSteps of either FIFO is
 // free once head > s - kFifoSteps whichever protocol used the steps between.
+// A NET connection (to or from a rank on another host) differs: each side
+// has its own FIFOs and counters in host memory the GPU maps, and a proxy
+// moves the steps (DevSendConn::net_sizes, coll/host/gpu_net_proxy.h).
 #ifndef GPURUN_COLL_DEVICE_DEV_LAUNCH_H_
 #define GPURUN_COLL_DEVICE_DEV_LAUNCH_H_
 
@@ -45,6 +48,12 @@ struct DevSendConn {
   uint8_t* ll128_fifo;   // remote: the receiver's LL128 FIFO (null when the ring has none)
   uint64_t* tail;        // remote: the receiver's tail counter
   const uint64_t* head;  // local: the receiver's released step count
+  // A NET connection's step sizes (null otherwise): kFifoSteps words in
+  // local host memory, slot s % kFifoSteps written before tail = s + 1 with
+  // the step's wire bytes (kNetStepLL set for LL). On NET, fifo, ll_fifo,
+  // tail and head are all local host memory that the proxy moves
+  // (coll/host/gpu_net_proxy.h), and an LL step also posts tail.
+  uint32_t* net_sizes;
 };
 
 // One channel of one rank: its ring connectors and step counters.

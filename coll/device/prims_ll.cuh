@@ -32,6 +32,15 @@ class PrimsLL : public PrimsOneStep<PrimsLL<D, RedFn, Fan>, D, Fan> {
   __device__ PrimsLL(const DevLaunch& l, const WorkDesc& w, const DevPeers<Fan>* peers, int* failed)
       : Base(l, w, peers, failed) {}
 
+  // LL runs on NET connections (prims_one_step.cuh PostNet): a step's wire
+  // bytes are the lines Move writes, the whole slot at a clean-up step.
+  static constexpr bool kNetCapable = true;
+  __device__ uint64_t WireBytes(uint64_t n, uint64_t sstep) const {
+    const uint64_t lines =
+        LLNeedsClean(sstep) ? StepLines(Protocol::kLL, this->l_.ll_buffer_bytes) : DivUp(n * sizeof(S), kLLWordBytes);
+    return lines * sizeof(LLLine);
+  }
+
   // Called by Base::Run; false when a wait gave up (recorded). Line by
   // line: moving 8 lines per thread per round (source loads and
   // first polls of all 8 issued before any wait) was measured slower on

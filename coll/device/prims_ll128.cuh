@@ -37,6 +37,10 @@ class PrimsLL128 : public PrimsOneStep<PrimsLL128<D, RedFn, Fan>, D, Fan> {
   __device__ PrimsLL128(const DevLaunch& l, const WorkDesc& w, const DevPeers<Fan>* peers, int* failed)
       : Base(l, w, peers, failed) {}
 
+  // Never on NET connections: a 128-byte line must arrive whole, which
+  // the proxy's messages do not promise (the ring refuses LL128 there).
+  static constexpr bool kNetCapable = false;
+
   // Warp-collective: every lane of the warp calls it, `active` or not. Loads
   // this lane's 16 bytes of its line until lane 7 of every active line of the
   // warp saw `flag`; false when the wait gave up (recorded).

@@ -4,7 +4,9 @@
 // releases; both protocols share the channel's step counters with Simple,
 // dev_launch.h), the block moves the step's lines (Derived::Move, which
 // polls each received line's flag: no tail counter, no fence), and after a
-// block barrier thread 0 releases the received slots through head. `Fan`:
+// block barrier thread 0 releases the received slots through head, and, on
+// a NET sending connection (LL only: Derived::kNetCapable), posts the step
+// for the proxy (PostNet). `Fan`:
 // the most connections each way (prims_peers.cuh).
 #ifndef GPURUN_COLL_DEVICE_PRIMS_ONE_STEP_CUH_
 #define GPURUN_COLL_DEVICE_PRIMS_ONE_STEP_CUH_
@@ -60,12 +62,30 @@ class PrimsOneStep : public PrimsCalls<Derived, typename Elem<D>::Storage> {
     if (threadIdx.x == 0 && (flags & kPrimRecv)) {
       for (int k = 0; k < Fan && k < peers_->nrecv; ++k) StoreReleaseSys(peers_->recv[k].head, rstep + 1);
     }
+    if constexpr (Derived::kNetCapable) {
+      if (threadIdx.x == 0 && (flags & kPrimSend)) PostNet(static_cast<Derived*>(this)->WireBytes(n, sstep), sstep);
+    }
     if (flags & kPrimRecv) ++recv_step_;
     if (flags & kPrimSend) ++send_step_;
     return true;
   }
 
  protected:
+  // A NET sending connection's step (net_sizes set): its wire bytes, then,
+  // after a system fence (every thread's lines are before it: the block
+  // barrier), tail, for the proxy that sends it (dev_launch.h).
+  __device__ void PostNet(uint64_t wire_bytes, uint64_t sstep) {
+    bool fenced = false;
+    for (int k = 0; k < Fan && k < peers_->nsend; ++k) {
+      uint32_t* sizes = peers_->send[k].net_sizes;
+      if (sizes == nullptr) continue;
+      sizes[sstep % kFifoSteps] = static_cast<uint32_t>(wire_bytes) | kNetStepLL;
+      if (!fenced) FenceAcqRelSys();
+      fenced = true;
+      StoreReleaseSys(peers_->send[k].tail, sstep + 1);
+    }
+  }
+
   const DevLaunch& l_;
   const DevPeers<Fan>* peers_;
   int* failed_;

@@ -7,7 +7,9 @@
 // the data (tail) and for a free slot (head), the block moves the data
 // (reduce_copy.cuh), then thread 0 publishes it — a system-scope fence after
 // the block barrier, so every thread's stores to the peer's FIFO are visible
-// before the tail counter — and releases the slot it read.
+// before the tail counter — and releases the slot it read. A NET sending
+// connection (net_sizes set) also gets each step's byte count before the
+// fence, for the proxy that sends it.
 #ifndef GPURUN_COLL_DEVICE_PRIMS_SIMPLE_CUH_
 #define GPURUN_COLL_DEVICE_PRIMS_SIMPLE_CUH_
 
@@ -39,6 +41,7 @@ class PrimsSimple : public PrimsCalls<PrimsSimple<D, RedFn, Fan>, typename Elem<
     const uint64_t round = static_cast<uint64_t>(w.chunk_steps);
     recv_step_ = AlignUp(peers->recv_step, round);
     send_step_ = AlignUp(peers->send_step, round);
+    net_from_ = peers->send_step;
   }
 
   // Stores the step counters back into device memory for the next launch
@@ -64,7 +67,7 @@ class PrimsSimple : public PrimsCalls<PrimsSimple<D, RedFn, Fan>, typename Elem<
       if (*failed_ != 0) return false;
       if (r.count > 0) Move(flags, src, dst, r, rstep, sstep);
       __syncthreads();
-      if (threadIdx.x == 0) Post(flags, rstep, sstep, nsteps);
+      if (threadIdx.x == 0) Post(flags, rstep, sstep, nsteps, r.count * sizeof(S));
     }
     if (flags & kPrimRecv) recv_step_ += static_cast<uint64_t>(steps_.chunk_steps);
     if (flags & kPrimSend) send_step_ += static_cast<uint64_t>(steps_.chunk_steps);
@@ -112,9 +115,24 @@ class PrimsSimple : public PrimsCalls<PrimsSimple<D, RedFn, Fan>, typename Elem<
     ReduceCopy<D, RedFn>(m);
   }
 
-  __device__ void Post(unsigned flags, uint64_t rstep, uint64_t sstep, int nsteps) {
+  // `bytes`: the slice's data, contiguous from step sstep's slot over its
+  // nsteps slots (a NET connection's proxy sends each slot's part).
+  __device__ void Post(unsigned flags, uint64_t rstep, uint64_t sstep, int nsteps, uint64_t bytes) {
     const auto n = static_cast<uint64_t>(nsteps);
     if (flags & kPrimSend) {
+      const uint64_t step_bytes = StepBytes(l_.buffer_bytes);
+      for (int k = 0; k < Fan && k < peers_->nsend; ++k) {
+        uint32_t* sizes = peers_->send[k].net_sizes;
+        if (sizes == nullptr) continue;
+        // Steps the alignment to a whole chunk skipped (the constructor)
+        // carry nothing; their slots are free, as the slice's are (WaitSlice).
+        for (uint64_t j = net_from_; j < sstep; ++j) sizes[j % kFifoSteps] = 0;
+        for (uint64_t j = 0; j < n; ++j) {
+          const uint64_t at = j * step_bytes;
+          sizes[(sstep + j) % kFifoSteps] = static_cast<uint32_t>(bytes > at ? Min(bytes - at, step_bytes) : 0);
+        }
+      }
+      net_from_ = sstep + n;
       FenceAcqRelSys();
       for (int k = 0; k < Fan && k < peers_->nsend; ++k) StoreReleaseSys(peers_->send[k].tail, sstep + n);
     }
@@ -131,6 +149,7 @@ class PrimsSimple : public PrimsCalls<PrimsSimple<D, RedFn, Fan>, typename Elem<
   uint32_t divisor_ = 0;
   uint64_t recv_step_ = 0;
   uint64_t send_step_ = 0;
+  uint64_t net_from_ = 0;  // first step whose NET size is not written yet (thread 0's)
 };
 
 }  // namespace gpurun::coll::dev

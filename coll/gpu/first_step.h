@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "coll/host/comm_link.h"
+#include "coll/host/gpu_net_proxy.h"
 #include "runtime/base/status.h"
 
 namespace gpurun::coll {
@@ -28,6 +29,11 @@ struct OwnConnection {
 // rank that failed fails every rank, named.
 Status StartOwnConnections(CommLink& link, int device, void* base, const std::vector<OwnConnection>& connections,
                            uint64_t ll_buffer_bytes, uint64_t first_step, const char* what);
+
+// One side of a NET connection (host memory, gpu_net_proxy.h) as a run
+// that reached `first_step` leaves it: tail and head at first_step and, on
+// a receiving side, the LL slots holding StartLLFlag's flags.
+void StartNetSide(uint8_t* side, const GpuNetLayout& layout, uint64_t first_step, bool recv);
 
 }  // namespace gpurun::coll
 

@@ -40,7 +40,9 @@ StatusOr<std::unique_ptr<GpuColl>> GpuColl::Create(CommLink& link, int device, c
 
 Status GpuColl::Init() {
   GR_ASSIGN_OR_RETURN(override_, LoadCollOverride());
+  net_reason_ = NetReason();
   oneshot_limit_ = OneShotLimit();
+  tree_limit_ = TreeLimit();
   oneshot_max_bytes_ = oneshot_limit_.empty() ? opt_.oneshot_bytes : 0;
   forced_channels_ = static_cast<int>(params::kNChannels.Get());
   GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
@@ -86,9 +88,12 @@ GpuColl::~GpuColl() {
       }
     }
   }
+  // Every rank's kernels ended (or the path broke): peers may close now.
+  if (net_ != nullptr) net_->Quiesce();
   tree_.reset();
   ring_.reset();
   oneshot_.reset();
+  net_.reset();
   if (done_event_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(done_event_));
   if (barrier_word_ != nullptr) cudaFree(barrier_word_);
   if (error_ != nullptr) cudaFreeHost(error_);

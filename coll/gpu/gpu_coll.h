@@ -17,8 +17,16 @@
 // Consecutive calls of one communicator must be ordered (one stream, or
 // streams the program orders), as NCCL requires.
 //
+// Across hosts: the ring's hops between hosts are NET connections, moved by
+// a GpuNetProxy (coll/host/gpu_net_proxy.h) that the first ring call makes
+// when the communicator spans hosts (or GPURUN_COLL_NET=always puts every
+// hop on NET, as it does for the host executor); the tree, one-shot and
+// two-shot are then out (the tuner is told why; forcing them is
+// InvalidUsage).
+//
 // Errors: a kernel's waits end on GPURUN_TIMEOUT or when the host sets the
-// abort flag (a failed peer seen while a null-stream call waits); the wait it
+// abort flag (a failed peer seen while a null-stream call waits, or a NET
+// connection the proxy saw fail, whose error the report carries); the wait it
 // gave up on is recorded and reported, naming the peer, by that call or, for
 // stream-ordered calls, by the next one. After such an error the GPU path of
 // the communicator is broken: every later call fails saying why.
@@ -35,6 +43,7 @@
 #include "coll/gpu/ring_connectors.h"
 #include "coll/gpu/tree_connectors.h"
 #include "coll/host/comm_link.h"
+#include "coll/host/gpu_net_proxy.h"
 #include "coll/host/host_coll.h"
 #include "coll/tuner/gpu_tuner.h"
 #include "coll/tuner/override.h"
@@ -131,6 +140,12 @@ class GpuColl {
   // Why this communicator cannot run one-shot or two-shot at all ("" when
   // it can).
   std::string OneShotLimit() const;
+  // Why ring hops go over NET ("" when none does): a rank on another host,
+  // or GPURUN_COLL_NET=always.
+  std::string NetReason() const;
+  // Why it cannot run the tree ("" when it can): the GPU tree has no NET
+  // connections yet.
+  std::string TreeLimit() const;
   // A ring or tree call (choice.algo), planned and launched.
   Status LaunchPlanned(const CollCall& call, void* stream, const TuneChoice& choice);
   // A one-shot or two-shot call (`algo`) over the direct scratch.
@@ -140,11 +155,14 @@ class GpuColl {
   CommLink& link_;
   int device_;
   GpuCollOptions opt_;
-  CollOverride override_;  // GPURUN_ALGO / GPURUN_PROTO, read when made (as HostColl)
+  CollOverride override_;             // GPURUN_ALGO / GPURUN_PROTO, read when made (as HostColl)
+  std::unique_ptr<GpuNetProxy> net_;  // before ring_: it outlives the ring's NET sides
   std::unique_ptr<RingConnectors> ring_;
   std::unique_ptr<TreeConnectors> tree_;
   std::unique_ptr<OneShotPeers> oneshot_;
   std::string oneshot_limit_;        // OneShotLimit(), from Init
+  std::string net_reason_;           // NetReason(), from Init
+  std::string tree_limit_;           // TreeLimit(), from Init
   uint64_t oneshot_max_bytes_ = 0;   // largest one-shot / two-shot call: opt_.oneshot_bytes, or 0 with a limit
   int forced_channels_ = 0;          // GPURUN_NCHANNELS, read at Init; 0: the tuner's
   DevError* error_ = nullptr;        // host-mapped

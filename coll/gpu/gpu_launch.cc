@@ -57,12 +57,23 @@ std::string GpuColl::OneShotLimit() const {
     return "a one-shot or two-shot allreduce takes at most " + std::to_string(kMaxOneShotRanks) +
            " ranks (this communicator has " + std::to_string(n) + ")";
   }
-  for (int peer = 0; peer < n; ++peer) {
-    if (!link_.SameHost(peer)) {
-      return "a one-shot or two-shot allreduce needs every rank on one host; " + link_.DescribePeer(peer) + " is not";
-    }
+  if (!net_reason_.empty()) return "a one-shot or two-shot allreduce has no NET path, and " + net_reason_;
+  return "";
+}
+
+std::string GpuColl::NetReason() const {
+  if (link_.size() > 1 && params::kCollNet.Get() == params::kCollNetAlways) {
+    return "GPURUN_COLL_NET=always puts every ring hop on NET";
+  }
+  for (int peer = 0; peer < link_.size(); ++peer) {
+    if (!link_.SameHost(peer)) return link_.DescribePeer(peer) + " is on another host";
   }
   return "";
+}
+
+std::string GpuColl::TreeLimit() const {
+  if (net_reason_.empty()) return "";
+  return "the GPU tree has no NET connections (only the ring has), and " + net_reason_;
 }
 
 StatusOr<TuneChoice> GpuColl::Choose(const CollCall& call, Choice choice) const {
@@ -81,7 +92,8 @@ StatusOr<TuneChoice> GpuColl::Choose(const CollCall& call, Choice choice) const 
   in.forced_channels = choice == Choice::kOverride ? forced_channels_ : 0;
   // The tree takes the ring's channels up to its own limit and, until it
   // exists, the ring's LL128 verdict (chosen again once it does).
-  if (call.func == Func::kAllReduce) {
+  in.tree_limit = tree_limit_;
+  if (call.func == Func::kAllReduce && tree_limit_.empty()) {
     in.tree_max_channels = tree_ != nullptr ? tree_->nchannels() : GpuTreeChannels(in.max_channels);
     in.tree_ll128_limit = tree_ != nullptr ? std::string_view(tree_->ll128_limit()) : in.ll128_limit;
   }
@@ -92,9 +104,13 @@ Status GpuColl::Launch(const CollCall& call, void* stream, Choice choice) {
   GR_ASSIGN_OR_RETURN(TuneChoice c, Choose(call, choice));
   if (IsDirect(c.algo)) return LaunchDirect(call, stream, c.algo);
   if (ring_ == nullptr) {
-    GR_ASSIGN_OR_RETURN(
-        ring_, RingConnectors::Create(link_, device_, opt_.max_channels, opt_.buffer_bytes, opt_.ll_buffer_bytes,
-                                      opt_.ll128_buffer_bytes, static_cast<uint64_t>(params::kFirstStep.Get())));
+    // A communicator across hosts: every rank's net_reason_ says so alike.
+    if (!net_reason_.empty() && net_ == nullptr) {
+      GR_ASSIGN_OR_RETURN(net_, GpuNetProxy::Create(link_, abort_));
+    }
+    GR_ASSIGN_OR_RETURN(ring_, RingConnectors::Create(link_, device_, opt_.max_channels, opt_.buffer_bytes,
+                                                      opt_.ll_buffer_bytes, opt_.ll128_buffer_bytes,
+                                                      static_cast<uint64_t>(params::kFirstStep.Get()), net_.get()));
     // Choose again with what the ring has (its channels, whether LL128 is
     // safe); every rank makes the same ring, so the same choice.
     GR_ASSIGN_OR_RETURN(c, Choose(call, choice));
@@ -187,6 +203,7 @@ Status GpuColl::LaunchPlanned(const CollCall& call, void* stream, const TuneChoi
   l.divisor = static_cast<uint32_t>(link_.size());
   l.nworks = nworks;
   for (int i = 0; i < nworks; ++i) l.work[i] = works[static_cast<size_t>(i)];
+  if (net_ != nullptr) net_->Wake();
   GR_CUDA_RETURN_IF_ERROR(dev::LaunchRingKernel(kernel, l, opt_.nthreads, stream));
   return OkStatus();
 }

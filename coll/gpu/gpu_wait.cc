@@ -55,6 +55,12 @@ Status GpuColl::CheckDeviceError() {
   Status status = e.code == static_cast<uint32_t>(DevErrorCode::kTimeout)
                       ? TimeoutError("a GPU collective waited GPURUN_TIMEOUT " + what)
                       : RemoteError("a GPU collective was aborted while it waited " + what);
+  // The proxy aborts the kernels when a NET connection fails: say which.
+  if (net_ != nullptr) {
+    if (Status net = net_->failure(); !net.ok()) {
+      status = RemoteError(std::string(net.message()) + "; " + std::string(status.message()));
+    }
+  }
   broken_ = status.message();
   return status;
 }

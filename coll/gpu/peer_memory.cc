@@ -60,7 +60,7 @@ StatusOr<PeerPath> PathTo(CommLink& link, int peer, int device, const GpuIdentit
   char bus[sizeof(theirs.bus_id) + 1] = {};
   std::memcpy(bus, theirs.bus_id, sizeof(theirs.bus_id));
   if (!link.SameHost(peer)) {
-    return Unsupported(std::string(what) + " across hosts needs the NET path, which is not built yet: " +
+    return Unsupported(std::string(what) + " across hosts is not built (only the GPU ring has NET connections): " +
                        link.DescribePeer(peer) + " is on another host");
   }
   if (choice == PathChoice::kHost) return PeerPath::kHost;

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "coll/gpu/first_step.h"
+#include "coll/host/agree.h"
 #include "coll/host/conn_group.h"
+#include "coll/int_math.h"
 #include "p2p/cuda_ipc/cuda_status.h"
 #include "runtime/base/log.h"
 #include "runtime/base/param_table.h"
@@ -25,7 +27,8 @@ uint8_t* At(void* base, uint64_t offset) { return static_cast<uint8_t*>(base) + 
 
 StatusOr<std::unique_ptr<RingConnectors>> RingConnectors::Create(CommLink& link, int device, int nchannels,
                                                                  uint64_t buffer_bytes, uint64_t ll_buffer_bytes,
-                                                                 uint64_t ll128_buffer_bytes, uint64_t first_step) {
+                                                                 uint64_t ll128_buffer_bytes, uint64_t first_step,
+                                                                 GpuNetProxy* net) {
   if (link.size() < 2) return InternalError("GPU ring connectors need at least two ranks");
   if (nchannels < 0 || nchannels > kMaxDeviceChannels) {
     return InvalidArgument("GPU channel count " + std::to_string(nchannels) + " is outside 0.." +
@@ -38,13 +41,22 @@ StatusOr<std::unique_ptr<RingConnectors>> RingConnectors::Create(CommLink& link,
   c->buffer_bytes_ = buffer_bytes;
   c->ll_buffer_bytes_ = ll_buffer_bytes;
   c->ll128_buffer_bytes_ = ll128_buffer_bytes;
+  c->net_ = net;
   GR_RETURN_IF_ERROR(c->Exchange(link));
+  // Every rank of a communicator across hosts has a proxy, so all agree.
+  if (net != nullptr) {
+    GR_RETURN_IF_ERROR(AgreeOnSuccess(link, c->MakeNetSides(first_step), "GPU ring: NET connections"));
+  }
   GR_RETURN_IF_ERROR(c->StartAt(link, first_step));
   GR_RETURN_IF_ERROR(c->WriteChannels(first_step));
   GR_LOG(Info, Coll) << "GPU ring connectors ready: GPU " << device << ", ring position " << c->position_
                      << " (after rank " << c->prev_rank_ << ", before rank " << c->next_rank_ << "), " << c->nchannels_
                      << " channels of " << buffer_bytes << " B Simple, " << ll_buffer_bytes << " B LL and "
                      << c->ll128_buffer_bytes_ << " B LL128 FIFOs in " << PeerPathName(c->mine_->path())
+                     << (c->net_prev_ || c->net_next_
+                             ? std::string(", NET ") + (c->net_prev_ ? "from the previous rank" : "") +
+                                   (c->net_prev_ && c->net_next_ ? " and " : "") + (c->net_next_ ? "to the next" : "")
+                             : std::string())
                      << (first_step != 0 ? ", steps from " + std::to_string(first_step) + " (GPURUN_FIRST_STEP)" : "");
   return c;
 }
@@ -84,13 +96,22 @@ StatusOr<PeerPath> RingConnectors::ChoosePath(CommLink& link) {
 StatusOr<PeerPath> RingConnectors::OrderAndPath(CommLink& link, const ConnectionShape& me,
                                                 const std::vector<ConnectionShape>& all,
                                                 const std::vector<std::string>& bus_ids, std::vector<int>* order) {
-  GR_ASSIGN_OR_RETURN(*order, topo::RingOrderFor(params::kGpuRing.Get(), bus_ids));
+  std::vector<int> hosts;
+  for (int r = 0; r < link.size(); ++r) hosts.push_back(link.HostOf(r));
+  GR_ASSIGN_OR_RETURN(*order, topo::RingOrderFor(params::kGpuRing.Get(), hosts, bus_ids));
   GR_RETURN_IF_ERROR(SetOrder(*order, link.rank()));
   GR_ASSIGN_OR_RETURN(const PathChoice choice, LoadPathChoice());
+  const bool all_net = params::kCollNet.Get() == params::kCollNetAlways;
   PeerPath path = PeerPath::kCudaIpc;
   for (int peer : {prev_rank_, next_rank_}) {
     const ConnectionShape& r = all[static_cast<size_t>(peer)];
     GR_RETURN_IF_ERROR(CheckSameShape(link, peer, me, r, "GPU ring", "GPURUN_GPU_NCHANNELS / GPURUN_GPU_BUFFSIZE"));
+    if (all_net || !link.SameHost(peer)) {
+      if (net_ == nullptr) return InternalError("a GPU ring with NET hops but no NET proxy");
+      (peer == prev_rank_ ? net_prev_ : net_next_) = true;
+      if (peer == next_rank_) net_next_ = true;  // also prev's rank (two ranks)
+      continue;
+    }
     GR_ASSIGN_OR_RETURN(const PeerPath p, PathTo(link, peer, device_, r.gpu, choice, "GPU collectives"));
     if (p == PeerPath::kHost) path = PeerPath::kHost;
   }
@@ -109,11 +130,14 @@ Status RingConnectors::AgreeChannels(CommLink& link, const std::vector<std::stri
     int32_t channels = 0;
     int32_t narrowest_nvlinks = topo::kUnknown;  // this rank's view, for LL128
     int32_t host_path = 0;
+    int32_t net = 0;  // a hop of this rank's is NET
   } proposal;
+  const bool net = net_prev_ || net_next_;
   if (path.ok()) {
     shape.narrowest_nvlinks = topo::NarrowestRingHopFromNvml(bus_ids, order);
     proposal.narrowest_nvlinks = shape.narrowest_nvlinks;
     proposal.host_path = *path == PeerPath::kHost ? 1 : 0;
+    proposal.net = net ? 1 : 0;
   }
   if (path.ok() && requested_channels_ > 0) {
     proposal.channels = requested_channels_;
@@ -123,6 +147,7 @@ Status RingConnectors::AgreeChannels(CommLink& link, const std::vector<std::stri
     int sms = 0;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_) == cudaSuccess) shape.sm_count = sms;
     proposal.channels = topo::GpuRingChannels(shape);
+    if (net) proposal.channels = std::min(proposal.channels, kNetRingChannels);
   }
   std::vector<Proposal> proposals(static_cast<size_t>(link.size()));
   GR_RETURN_IF_ERROR(link.AllGather(&proposal, sizeof(proposal), proposals.data()));
@@ -134,7 +159,9 @@ Status RingConnectors::AgreeChannels(CommLink& link, const std::vector<std::stri
   for (size_t r = 0; r < proposals.size() && ll128_limit_.empty(); ++r) {
     const Proposal& p = proposals[r];
     const std::string who = "rank " + std::to_string(r);
-    if (p.host_path != 0) {
+    if (p.net != 0) {
+      ll128_limit_ = who + "'s ring crosses hosts (NET)";
+    } else if (p.host_path != 0) {
       ll128_limit_ = who + "'s ring FIFOs are in host memory";
     } else if (p.narrowest_nvlinks == topo::kUnknown) {
       ll128_limit_ = who + " cannot tell whether its ring hops are NVLink (no NVML answer)";
@@ -156,8 +183,9 @@ Status RingConnectors::AgreeChannels(CommLink& link, const std::vector<std::stri
                                  ? std::string("unknown")
                                  : std::to_string(shape.narrowest_nvlinks) + " NVLinks")
                          << ", " << shape.ranks_per_gpu << " ranks per GPU, "
-                         << (shape.host_path ? "host memory" : "CUDA IPC") << ", " << shape.sm_count
-                         << " SMs; the smallest proposal of the ring's ranks)";
+                         << (shape.host_path ? "host memory" : "CUDA IPC") << ", " << shape.sm_count << " SMs"
+                         << (net ? ", NET hops: at most " + std::to_string(kNetRingChannels) : std::string())
+                         << "; the smallest proposal of the ring's ranks)";
   }
   return OkStatus();
 }
@@ -165,16 +193,62 @@ Status RingConnectors::AgreeChannels(CommLink& link, const std::vector<std::stri
 Status RingConnectors::Exchange(CommLink& link) {
   // ChoosePath sets nchannels_, which the size below needs: two statements.
   const StatusOr<PeerPath> path = ChoosePath(link);
-  std::vector<int> peers = {prev_rank_};
-  if (next_rank_ != prev_rank_) peers.push_back(next_rank_);
+  // The neighbours on this host map this rank's buffer; NET ones do not.
+  std::vector<int> peers;
+  if (!net_prev_) peers.push_back(prev_rank_);
+  if (!net_next_ && next_rank_ != prev_rank_) peers.push_back(next_rank_);
   GR_ASSIGN_OR_RETURN(
       std::vector<std::unique_ptr<PeerMapping>> mapped,
       ShareOwnMemory(
           link, path, device_,
           kControlBytes + (buffer_bytes_ + ll_buffer_bytes_ + ll128_buffer_bytes_) * static_cast<uint64_t>(nchannels_),
           ConnGroup::SegmentName(link.UniqueName(), kGpuRingSegmentGroup, link.rank()), peers, "GPU ring", &mine_));
-  prev_ = std::move(mapped[0]);
-  if (mapped.size() > 1) next_ = std::move(mapped[1]);
+  size_t at = 0;
+  if (!net_prev_) prev_ = std::move(mapped[at++]);
+  if (!net_next_ && next_rank_ != prev_rank_) next_ = std::move(mapped[at++]);
+  return OkStatus();
+}
+
+uint8_t* RingConnectors::NetSide(bool send, int ch) const {
+  const uint64_t sides = (net_prev_ ? 1 : 0) + (net_next_ ? 1 : 0);
+  const uint64_t index = static_cast<uint64_t>(ch) * sides + (send && net_prev_ ? 1 : 0);
+  return net_memory_ + index * net_side_bytes_;
+}
+
+uint8_t* RingConnectors::NetSideOnDevice(bool send, int ch) const {
+  return net_device_ + (NetSide(send, ch) - net_memory_);
+}
+
+Status RingConnectors::MakeNetSides(uint64_t first_step) {
+  if (!net_prev_ && !net_next_) return OkStatus();
+  net_layout_ = GpuNetLayout{buffer_bytes_, ll_buffer_bytes_};
+  net_side_bytes_ = AlignUp(net_layout_.Bytes(), uint64_t{4096});
+  const uint64_t sides = (net_prev_ ? 1 : 0) + (net_next_ ? 1 : 0);
+  const uint64_t bytes = net_side_bytes_ * sides * static_cast<uint64_t>(nchannels_);
+  void* host = nullptr;
+  GR_CUDA_RETURN_IF_ERROR(cudaHostAlloc(&host, bytes, cudaHostAllocMapped | cudaHostAllocPortable));
+  net_memory_ = static_cast<uint8_t*>(host);
+  std::memset(host, 0, bytes);
+  void* dev = nullptr;
+  GR_CUDA_RETURN_IF_ERROR(cudaHostGetDevicePointer(&dev, host, 0));
+  net_device_ = static_cast<uint8_t*>(dev);
+  for (int ch = 0; ch < nchannels_; ++ch) {
+    for (bool send : {false, true}) {
+      if (!(send ? net_next_ : net_prev_)) continue;
+      uint8_t* side = NetSide(send, ch);
+      if (first_step != 0) StartNetSide(side, net_layout_, first_step, !send);
+      GpuNetEdge edge;
+      edge.peer = send ? next_rank_ : prev_rank_;
+      edge.send = send;
+      edge.edge = static_cast<uint32_t>(ch);
+      edge.base = side;
+      edge.layout = net_layout_;
+      edge.first_step = first_step;
+      edge.owner = this;
+      GR_RETURN_IF_ERROR(net_->AddEdge(edge));
+      net_edges_ = true;
+    }
+  }
   return OkStatus();
 }
 
@@ -188,7 +262,7 @@ Status RingConnectors::StartAt(CommLink& link, uint64_t first_step) {
 
 Status RingConnectors::WriteChannels(uint64_t first_step) {
   void* mine = mine_->device_ptr();
-  void* prev = prev_->device_ptr();
+  void* prev = prev_ != nullptr ? prev_->device_ptr() : nullptr;
   void* next = next_ != nullptr ? next_->device_ptr() : prev;
   std::vector<DevChannel> table(kMaxDeviceChannels);
   for (int ch = 0; ch < nchannels_; ++ch) {
@@ -199,16 +273,33 @@ Status RingConnectors::WriteChannels(uint64_t first_step) {
                                 ll128_buffer_bytes_ * static_cast<uint64_t>(ch);
     const bool ll128 = ll128_buffer_bytes_ > 0;
     DevChannel& d = table[static_cast<size_t>(ch)];
-    d.recv.fifo = At(mine, fifo);
-    d.recv.ll_fifo = At(mine, ll_fifo);
-    d.recv.ll128_fifo = ll128 ? At(mine, ll128_fifo) : nullptr;
-    d.recv.tail = reinterpret_cast<const uint64_t*>(At(mine, counters));
-    d.recv.head = reinterpret_cast<uint64_t*>(At(prev, counters + 128));
-    d.send.fifo = At(next, fifo);
-    d.send.ll_fifo = At(next, ll_fifo);
-    d.send.ll128_fifo = ll128 ? At(next, ll128_fifo) : nullptr;
-    d.send.tail = reinterpret_cast<uint64_t*>(At(next, counters));
-    d.send.head = reinterpret_cast<const uint64_t*>(At(mine, counters + 128));
+    if (net_prev_) {
+      uint8_t* side = NetSideOnDevice(false, ch);
+      d.recv.fifo = side + GpuNetLayout::kFifo;
+      d.recv.ll_fifo = side + net_layout_.LLFifo();
+      d.recv.tail = reinterpret_cast<const uint64_t*>(side + GpuNetLayout::kTail);
+      d.recv.head = reinterpret_cast<uint64_t*>(side + GpuNetLayout::kHead);
+    } else {
+      d.recv.fifo = At(mine, fifo);
+      d.recv.ll_fifo = At(mine, ll_fifo);
+      d.recv.ll128_fifo = ll128 ? At(mine, ll128_fifo) : nullptr;
+      d.recv.tail = reinterpret_cast<const uint64_t*>(At(mine, counters));
+      d.recv.head = reinterpret_cast<uint64_t*>(At(prev, counters + 128));
+    }
+    if (net_next_) {
+      uint8_t* side = NetSideOnDevice(true, ch);
+      d.send.fifo = side + GpuNetLayout::kFifo;
+      d.send.ll_fifo = side + net_layout_.LLFifo();
+      d.send.tail = reinterpret_cast<uint64_t*>(side + GpuNetLayout::kTail);
+      d.send.head = reinterpret_cast<const uint64_t*>(side + GpuNetLayout::kHead);
+      d.send.net_sizes = reinterpret_cast<uint32_t*>(side + GpuNetLayout::kSizes);
+    } else {
+      d.send.fifo = At(next, fifo);
+      d.send.ll_fifo = At(next, ll_fifo);
+      d.send.ll128_fifo = ll128 ? At(next, ll128_fifo) : nullptr;
+      d.send.tail = reinterpret_cast<uint64_t*>(At(next, counters));
+      d.send.head = reinterpret_cast<const uint64_t*>(At(mine, counters + 128));
+    }
     d.recv_step = first_step;
     d.send_step = first_step;
   }
@@ -219,6 +310,9 @@ Status RingConnectors::WriteChannels(uint64_t first_step) {
 
 RingConnectors::~RingConnectors() {
   cudaSetDevice(device_);
+  // The proxy lets go of the NET sides before their memory goes.
+  if (net_edges_) net_->RemoveOwner(this);
+  if (net_memory_ != nullptr) cudaFreeHost(net_memory_);
   if (channels_ != nullptr) cudaFree(channels_);
   if (ring_ranks_ != nullptr) cudaFree(ring_ranks_);
 }

@@ -17,8 +17,16 @@
 // CUDA IPC and every rank sees each hop between two GPUs over NVLink (or no
 // such hop): a warp's 128-byte store then arrives whole.
 //
-// Errors: ranks on different hosts (the NET path is not built) are
-// Unsupported; a rank whose set-up failed fails every rank's, naming it.
+// Across hosts: a neighbour on another host (any neighbour, with
+// GPURUN_COLL_NET=always) is reached over NET
+// (coll/host/gpu_net_proxy.h): this rank's side of each such connection is
+// host memory its GPU maps (cudaHostAlloc, GpuNetLayout per channel and
+// direction), which the DevChannel's connection points at instead of the
+// neighbour's buffer, and the proxy moves the steps. Such a ring has no
+// LL128 and at most kNetRingChannels channels (unless GPURUN_GPU_NCHANNELS
+// says otherwise).
+//
+// Errors: a rank whose set-up failed fails every rank's, naming it.
 #ifndef GPURUN_COLL_GPU_RING_CONNECTORS_H_
 #define GPURUN_COLL_GPU_RING_CONNECTORS_H_
 
@@ -30,6 +38,7 @@
 #include "coll/device/dev_launch.h"
 #include "coll/gpu/peer_memory.h"
 #include "coll/host/comm_link.h"
+#include "coll/host/gpu_net_proxy.h"
 #include "runtime/base/status.h"
 
 namespace gpurun::coll {
@@ -38,15 +47,21 @@ class RingConnectors {
  public:
   static constexpr uint64_t kCounterStride = 256;
   static constexpr uint64_t kControlBytes = kCounterStride * kMaxDeviceChannels;
+  // Most channels a ring with NET hops proposes (each is one connection
+  // per NET hop, all moved by one proxy thread and staged in pinned host
+  // memory: two FIFOs of 4.5 MiB per channel and direction by default).
+  static constexpr int kNetRingChannels = 4;
 
   // Collective over `link` (size() >= 2): allocates, exchanges and maps.
   // `nchannels`: the channels every rank asks for, alike on all (0: each
   // rank's topology view, topo::GpuRingChannels, and the ring takes the
   // smallest); nchannels() says what was made.
   // `first_step`: where every connection's steps start (GPURUN_FIRST_STEP, first_step.h).
+  // `net`: the proxy of NET hops, needed when a neighbour is on another host.
   static StatusOr<std::unique_ptr<RingConnectors>> Create(CommLink& link, int device, int nchannels,
                                                           uint64_t buffer_bytes, uint64_t ll_buffer_bytes,
-                                                          uint64_t ll128_buffer_bytes, uint64_t first_step = 0);
+                                                          uint64_t ll128_buffer_bytes, uint64_t first_step = 0,
+                                                          GpuNetProxy* net = nullptr);
   ~RingConnectors();
   RingConnectors(const RingConnectors&) = delete;
   RingConnectors& operator=(const RingConnectors&) = delete;
@@ -64,6 +79,9 @@ class RingConnectors {
   int nchannels() const { return nchannels_; }
   // Where this rank's FIFOs are (CUDA IPC or host memory).
   PeerPath path() const { return mine_->path(); }
+  // Whether the hop from the previous rank / to the next one is NET.
+  bool net_prev() const { return net_prev_; }
+  bool net_next() const { return net_next_; }
   uint64_t buffer_bytes() const { return buffer_bytes_; }
   uint64_t ll_buffer_bytes() const { return ll_buffer_bytes_; }
   // 0 when the ring has no LL128 FIFOs; ll128_limit() says why.
@@ -85,6 +103,12 @@ class RingConnectors {
            ll_buffer_bytes_ * static_cast<uint64_t>(ch);
   }
   Status StartAt(CommLink& link, uint64_t first_step);
+  // This rank's side of the NET hops: memory, first-step state, proxy edges.
+  Status MakeNetSides(uint64_t first_step);
+  // Channel `ch`'s side of the NET hop to the next rank (`send`) or from
+  // the previous one, host and device addresses.
+  uint8_t* NetSide(bool send, int ch) const;
+  uint8_t* NetSideOnDevice(bool send, int ch) const;
   Status WriteChannels(uint64_t first_step);
 
   int device_ = -1;
@@ -96,9 +120,17 @@ class RingConnectors {
   std::string ll128_limit_;
   std::unique_ptr<OwnMemory> mine_;
   std::unique_ptr<PeerMapping> prev_;  // the previous rank's buffer
-  std::unique_ptr<PeerMapping> next_;  // the next rank's (null when it is prev_'s rank)
-  DevChannel* channels_ = nullptr;     // device memory
-  std::vector<int> positions_;         // rank -> ring position
+  std::unique_ptr<PeerMapping> next_;  // the next rank's (null when it is prev_'s rank, or NET)
+  GpuNetProxy* net_ = nullptr;
+  bool net_prev_ = false;  // the previous rank is on another host (prev_ is null)
+  bool net_next_ = false;  // the next rank is on another host
+  GpuNetLayout net_layout_;
+  uint64_t net_side_bytes_ = 0;     // one side's memory, page-rounded
+  uint8_t* net_memory_ = nullptr;   // cudaHostAlloc: [channel][recv, send] sides that are NET
+  uint8_t* net_device_ = nullptr;   // its device address
+  bool net_edges_ = false;          // edges added to net_
+  DevChannel* channels_ = nullptr;  // device memory
+  std::vector<int> positions_;      // rank -> ring position
   int position_ = 0;
   int prev_rank_ = 0;
   int next_rank_ = 0;

@@ -25,9 +25,13 @@ std::string Has(const GpuTuneInput& in) {
   std::string text = "ring with ll, simple";
   text += in.ll128_limit.empty() ? ", ll128" : "; not ll128: " + std::string(in.ll128_limit);
   if (in.func != Func::kAllReduce) return text;
-  text += "; tree with ll, simple";
-  text += in.tree_ll128_limit.empty() ? ", ll128" : " (not ll128: " + std::string(in.tree_ll128_limit) + ")";
-  text += " on up to " + std::to_string(in.tree_max_channels) + " channels";
+  if (!in.tree_limit.empty()) {
+    text += "; not tree: " + std::string(in.tree_limit);
+  } else {
+    text += "; tree with ll, simple";
+    text += in.tree_ll128_limit.empty() ? ", ll128" : " (not ll128: " + std::string(in.tree_ll128_limit) + ")";
+    text += " on up to " + std::to_string(in.tree_max_channels) + " channels";
+  }
   if (!in.oneshot_limit.empty()) return text + "; not oneshot or twoshot: " + std::string(in.oneshot_limit);
   return text + "; oneshot and twoshot with ll up to GPURUN_GPU_ONESHOT_BYTES=" + std::to_string(in.oneshot_max_bytes) +
          " B (this call: " + std::to_string(in.bytes) + " B)";
@@ -58,7 +62,7 @@ void LogCandidates(const GpuTuneInput& in, const double (&times)[kNumCandidates]
 double PredictGpuCandidate(const GpuTuneInput& in, Algo algo, Protocol proto, int* nchannels) {
   const GpuTunerTables& t = kH200NvlinkTables;
   if (algo == Algo::kTree) {
-    if (in.tree_max_channels < 1 || in.forced_channels > in.tree_max_channels) return -1;
+    if (!in.tree_limit.empty() || in.tree_max_channels < 1 || in.forced_channels > in.tree_max_channels) return -1;
     if (proto == Protocol::kLL128 && !in.tree_ll128_limit.empty()) return -1;
   } else if (proto == Protocol::kLL128 && !in.ll128_limit.empty()) {
     return -1;

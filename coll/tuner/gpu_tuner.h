@@ -31,6 +31,7 @@ struct GpuTuneInput {
   std::string_view oneshot_limit;     // why both are out for the communicator ("" when they are not)
   std::string_view ll128_limit;       // why LL128 is out on this ring ("" when it is safe)
   int tree_max_channels = 0;          // the tree's channels (allreduce); 0: no tree
+  std::string_view tree_limit;        // why the tree is out for the communicator ("" when it is not)
   std::string_view tree_ll128_limit;  // why LL128 is out on the tree ("" when it is safe)
   int forced_channels = 0;            // GPURUN_NCHANNELS; 0: the model's
 };

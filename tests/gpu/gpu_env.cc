@@ -116,6 +116,7 @@ matrix::MatrixJob GpuMatrixTest::Job() const {
   const GpuCase& g = GetParam();
   matrix::MatrixJob job;
   job.ranks = g.ranks;
+  job.nodes = g.nodes;
   job.variant = g.variant;
   job.colls = colls_;
   job.slice = g.slice;

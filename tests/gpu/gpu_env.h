@@ -53,6 +53,7 @@ std::vector<Coll> OtherColls();
 struct GpuCase {
   std::string name;  // the test's name: "2ranks_stream_small"
   int ranks = 2;
+  int nodes = 1;        // gpurun --nodes (ranks on different simulated hosts meet over NET)
   bool stream = false;  // coll_matrix --stream
   matrix::Variant variant;
   std::vector<Coll> colls;          // before GR_TEST_GPU_COLLS

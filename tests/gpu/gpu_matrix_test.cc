@@ -351,6 +351,53 @@ std::vector<GpuCase> FirstStepCases() {
   return cases;
 }
 
+// The GPU ring across simulated hosts (gpurun --nodes 2; UCX on loopback):
+// 2 ranks (both hops NET) and 4 ranks (each rank one NET hop and one over
+// CUDA IPC), LL and Simple forced and the tuner's choice, null and stream;
+// sizes up to 1 MiB + 5 elements of doubles, so Simple steps span slots and
+// slices. Also LL from just before its flag wraps, on NET.
+std::vector<GpuCase> NetCases() {
+  struct Row {
+    matrix::Variant variant;
+    int ranks;
+    bool stream;
+  };
+  std::vector<Row> rows;
+  for (const matrix::Variant& v :
+       {matrix::Variant{Algo::kRing, Proto::kLL}, matrix::Variant{Algo::kRing, Proto::kSimple}, matrix::Variant{}}) {
+    for (int ranks : {2, 4}) {
+      for (bool stream : {false, true}) rows.push_back({v, ranks, stream});
+    }
+  }
+  std::vector<GpuCase> cases;
+  for (const Row& r : rows) {
+    GpuCase g;
+    g.variant = r.variant;
+    g.name = ModeName(r.ranks, r.stream) + "_2nodes_" + matrix::VariantName(g.variant);
+    g.ranks = r.ranks;
+    g.nodes = 2;
+    g.stream = r.stream;
+    g.colls = RingColls();
+    g.slice = {"--types=int8,int32,half,float,double", "--ops=sum,max", "--sizes=0,1,7,1023,4099,65541,1048581",
+               "--offsets=0,12", "--inplace=out,in"};
+    g.limit_s = 600;
+    g.env = {{"UCX_NET_DEVICES", "lo"}};
+    cases.push_back(g);
+  }
+  GpuCase wrap;
+  wrap.variant = {Algo::kRing, Proto::kLL};
+  wrap.name = "2ranks_stream_2nodes_ring_ll_from" + std::to_string((uint64_t{1} << 32) - 20);
+  wrap.ranks = 2;
+  wrap.nodes = 2;
+  wrap.stream = true;
+  wrap.colls = RingColls();
+  wrap.slice = {"--types=int32,float", "--ops=sum,max", "--sizes=0,1,7,1023,4099,65541", "--offsets=0,4",
+                "--inplace=out,in"};
+  wrap.env = {{"UCX_NET_DEVICES", "lo"}, {"GPURUN_FIRST_STEP", std::to_string((uint64_t{1} << 32) - 20)}};
+  cases.push_back(wrap);
+  return cases;
+}
+
 // A barrier has no buffers to be device ones: on a stream gpurun.h does not
 // say whether it is stream-ordered or invalid usage, so only the null stream.
 std::vector<GpuCase> OtherCases() {
@@ -415,6 +462,7 @@ INSTANTIATE_TEST_SUITE_P(Graph, CollMatrixGpu, ::testing::ValuesIn(GraphCases())
 INSTANTIATE_TEST_SUITE_P(HostPath, CollMatrixGpu, ::testing::ValuesIn(HostPathCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(RingOrder, CollMatrixGpu, ::testing::ValuesIn(RingOrderCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(FirstStep, CollMatrixGpu, ::testing::ValuesIn(FirstStepCases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(Net, CollMatrixGpu, ::testing::ValuesIn(NetCases()), CaseName);
 
 }  // namespace
 }  // namespace gpurun::gpu_test

@@ -43,6 +43,7 @@ mp::RunOptions Command(const MatrixJob& job) {
   const std::string bin = TestBinDir("coll_matrix");
   mp::RunOptions o;
   o.argv = {TestLauncher(bin), "-n", std::to_string(job.ranks)};
+  if (job.nodes > 1) o.argv.insert(o.argv.end(), {"--nodes", std::to_string(job.nodes)});
   o.argv.insert(o.argv.end(), job.wrapper.begin(), job.wrapper.end());
   o.argv.insert(o.argv.end(),
                 {bin + "/coll_matrix", std::string("--algo=") + AlgoName(job.variant.algo),

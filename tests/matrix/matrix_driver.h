@@ -42,6 +42,7 @@ struct DeviceJob {
 
 struct MatrixJob {
   int ranks = 2;
+  int nodes = 1;  // gpurun --nodes: simulated hosts (their ranks meet over NET)
   Variant variant;
   std::vector<Coll> colls;
   std::vector<std::string> slice;  // further coll_matrix flags (--types=..., --sizes=...)

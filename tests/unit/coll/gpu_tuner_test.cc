@@ -205,6 +205,24 @@ TEST(GpuTuner, TreeOnlyWhereItCanRun) {
   EXPECT_NE(forced.status().message().find("up to 16 channels"), std::string::npos) << forced.status().message();
 }
 
+// A communicator across hosts has no GPU tree (only the ring has NET
+// connections): never chosen, and forcing it says why.
+TEST(GpuTuner, NoTreeAcrossHosts) {
+  for (uint64_t bytes = 8; bytes <= (1ull << 32); bytes *= 4) {
+    GpuTuneInput far = Input(Func::kAllReduce, bytes);
+    far.oneshot_limit = "rank 1 is on another host";
+    far.tree_limit = "the GPU tree has no NET connections; rank 1 is on another host";
+    const auto c = ChooseGpu(far, CollOverride{}, true);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    EXPECT_EQ(c->algo, Algo::kRing) << bytes << " B";
+    const auto forced = ChooseGpu(far, Forced("tree", ""), true);
+    ASSERT_FALSE(forced.ok());
+    EXPECT_EQ(forced.status().code(), grInvalidUsage);
+    EXPECT_NE(forced.status().message().find("not tree: the GPU tree has no NET connections"), std::string::npos)
+        << forced.status().message();
+  }
+}
+
 TEST(GpuTuner, ForcedChannels) {
   GpuTuneInput in = Input(Func::kAllGather, 1ull << 20);
   in.forced_channels = 3;

@@ -140,19 +140,34 @@ TEST(RingOrder, RanksWithoutGpuGoLastGroupedByText) {
 TEST(RingOrderFor, SettingPicksPciRankOrAPermutation) {
   const std::string a = "0000:18:00.0", b = "0000:2a:00.0";
   const std::vector<std::string> ids = {a, b, a, b};
-  EXPECT_EQ(*RingOrderFor("", ids), (std::vector<int>{0, 2, 1, 3}));
-  EXPECT_EQ(*RingOrderFor("pci", ids), (std::vector<int>{0, 2, 1, 3}));
-  EXPECT_EQ(*RingOrderFor("rank", ids), (std::vector<int>{0, 1, 2, 3}));
-  EXPECT_EQ(*RingOrderFor("3, 1,0,2", ids), (std::vector<int>{3, 1, 0, 2}));
+  const std::vector<int> one = {0, 0, 0, 0};
+  EXPECT_EQ(*RingOrderFor("", one, ids), (std::vector<int>{0, 2, 1, 3}));
+  EXPECT_EQ(*RingOrderFor("pci", one, ids), (std::vector<int>{0, 2, 1, 3}));
+  EXPECT_EQ(*RingOrderFor("rank", one, ids), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(*RingOrderFor("3, 1,0,2", one, ids), (std::vector<int>{3, 1, 0, 2}));
   // A list for another communicator size leaves this one in PCI order.
-  EXPECT_EQ(*RingOrderFor("1,0", ids), (std::vector<int>{0, 2, 1, 3}));
-  EXPECT_EQ(*RingOrderFor("1,0", {a, b}), (std::vector<int>{1, 0}));
+  EXPECT_EQ(*RingOrderFor("1,0", one, ids), (std::vector<int>{0, 2, 1, 3}));
+  EXPECT_EQ(*RingOrderFor("1,0", {0, 0}, {a, b}), (std::vector<int>{1, 0}));
+}
+
+// Across hosts each host's ranks sit together (the same bus id on two
+// hosts is two GPUs), in PCI order within the host, hosts by lowest rank.
+TEST(RingOrderAcrossHosts, EachHostsRanksTogether) {
+  const std::string a = "0000:18:00.0", b = "0000:2a:00.0";
+  EXPECT_EQ(RingOrderAcrossHosts({0, 1, 0, 1}, {a, a, a, a}), (std::vector<int>{0, 2, 1, 3}));
+  EXPECT_EQ(RingOrderAcrossHosts({0, 0, 1, 1}, {b, a, b, a}), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(RingOrderAcrossHosts({1, 0, 1, 0}, {b, b, a, a}), (std::vector<int>{0, 2, 1, 3}))
+      << "host 1 first: it has rank 0; within it a (rank 2) follows b (rank 0) round the ring";
+  EXPECT_EQ(RingOrderAcrossHosts({0, 0, 0}, {b, a, b}), RingOrder({b, a, b})) << "one host: RingOrder";
+  EXPECT_EQ(*RingOrderFor("", {0, 1, 0, 1}, {a, b, b, a}), (std::vector<int>{0, 2, 1, 3}));
+  EXPECT_EQ(*RingOrderFor("rank", {0, 1, 0, 1}, {a, b, b, a}), (std::vector<int>{0, 1, 2, 3}))
+      << "an explicit order wins";
 }
 
 TEST(RingOrderFor, AnythingElseIsAnErrorNamingTheSetting) {
   const std::vector<std::string> ids = {"0000:18:00.0", "0000:2a:00.0", "0000:18:00.0"};
   for (const char* bad : {"0,0,1", "0,1,3", "a,b,c", "0,,1", "-1,0,1", "pcie", "0;1;2"}) {
-    const auto order = RingOrderFor(bad, ids);
+    const auto order = RingOrderFor(bad, {0, 0, 0}, ids);
     ASSERT_FALSE(order.ok()) << bad;
     EXPECT_EQ(order.status().code(), grInvalidArgument) << bad;
     EXPECT_NE(order.status().message().find(bad), std::string::npos) << order.status().message();
