@@ -43,6 +43,7 @@ Status GpuColl::Init() {
   net_reason_ = NetReason();
   oneshot_limit_ = OneShotLimit();
   tree_limit_ = TreeLimit();
+  if (!net_reason_.empty()) ll128_net_limit_ = "LL128 has no NET path, and " + net_reason_;
   oneshot_max_bytes_ = oneshot_limit_.empty() ? opt_.oneshot_bytes : 0;
   forced_channels_ = static_cast<int>(params::kNChannels.Get());
   GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));

@@ -163,6 +163,7 @@ class GpuColl {
   std::string oneshot_limit_;        // OneShotLimit(), from Init
   std::string net_reason_;           // NetReason(), from Init
   std::string tree_limit_;           // TreeLimit(), from Init
+  std::string ll128_net_limit_;      // why LL128 is out before the ring exists: a NET hop ("" when none)
   uint64_t oneshot_max_bytes_ = 0;   // largest one-shot / two-shot call: opt_.oneshot_bytes, or 0 with a limit
   int forced_channels_ = 0;          // GPURUN_NCHANNELS, read at Init; 0: the tuner's
   DevError* error_ = nullptr;        // host-mapped

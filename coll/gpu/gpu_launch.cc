@@ -86,9 +86,9 @@ StatusOr<TuneChoice> GpuColl::Choose(const CollCall& call, Choice choice) const 
   in.max_channels = ring_ != nullptr ? ring_->nchannels() : kMaxDeviceChannels;
   in.oneshot_max_bytes = call.func == Func::kAllReduce ? oneshot_max_bytes_ : 0;
   in.oneshot_limit = oneshot_limit_;
-  // Before the ring exists, LL128 is assumed possible; the choice is made
-  // again once it does (Launch).
-  in.ll128_limit = ring_ != nullptr ? std::string_view(ring_->ll128_limit()) : std::string_view();
+  // Before the ring exists, LL128 is assumed possible unless a hop is NET
+  // (ring_connectors.h); the choice is made again once it does (Launch).
+  in.ll128_limit = ring_ != nullptr ? std::string_view(ring_->ll128_limit()) : std::string_view(ll128_net_limit_);
   in.forced_channels = choice == Choice::kOverride ? forced_channels_ : 0;
   // The tree takes the ring's channels up to its own limit and, until it
   // exists, the ring's LL128 verdict (chosen again once it does).

@@ -121,16 +121,24 @@ void GpuNetProxy::Fail(Moving& m, const Status& why) {
                        << " ended after the last collective: " << why.message();
     return;
   }
+  bool first = false;
   {
     std::lock_guard<std::mutex> lock(failure_mu_);
     if (failure_.ok()) {
       failure_ = RemoteError("GPU NET connection " + std::to_string(m.edge.edge) + (m.edge.send ? " to " : " from ") +
                              who + " failed: " + std::string(why.message()));
+      first = true;
     }
   }
   std::atomic_ref<uint32_t>(*abort_).store(1, std::memory_order_release);
-  GR_LOG(Warn, Net) << "GPU NET connection " << m.edge.edge << (m.edge.send ? " to " : " from ") << who
-                    << " failed; the GPU collectives are aborted: " << why.message();
+  // One warning per proxy; the other connections that fail with it at INFO.
+  const std::string what = "GPU NET connection " + std::to_string(m.edge.edge) + (m.edge.send ? " to " : " from ") +
+                           who + " failed; the GPU collectives are aborted: " + std::string(why.message());
+  if (first) {
+    GR_LOG(Warn, Net) << what;
+  } else {
+    GR_LOG(Info, Net) << what;
+  }
 }
 
 bool GpuNetProxy::MoveSend(Moving& m) {
