@@ -65,7 +65,12 @@ StatusOr<std::unique_ptr<GpuNetProxy>> GpuNetProxy::Create(CommLink& link, uint3
   std::unique_ptr<GpuNetProxy> proxy(new GpuNetProxy(link, abort));
   GR_ASSIGN_OR_RETURN(proxy->net_, OpenNetToPeers(link, kGpuNetEagerBytes));
   proxy->thread_ = std::thread([p = proxy.get()] { p->Run(); });
-  GR_LOG(Info, Net) << "GPU NET proxy started: UCX endpoints to " << link.size() - 1 << " rank(s)";
+  // A UCX built with CUDA could send device memory itself (NCCL's GDR);
+  // the steps go through host memory either way for now.
+  GR_LOG(Info, Net) << "GPU NET proxy started: UCX endpoints to " << link.size() - 1 << " rank(s); this UCX "
+                    << (proxy->net_->SupportsCudaMemory()
+                            ? "supports CUDA memory (unused: steps are staged in host memory)"
+                            : "has no CUDA support: steps are staged in host memory");
   return proxy;
 }
 

@@ -116,6 +116,15 @@ Status UcxNet::Connect(int peer, const std::vector<std::byte>& address, std::str
   return OkStatus();
 }
 
+bool UcxNet::SupportsCudaMemory() const {
+  if (impl_->context == nullptr) return false;
+  ucp_context_attr_t attr;
+  std::memset(&attr, 0, sizeof(attr));
+  attr.field_mask = UCP_ATTR_FIELD_MEMORY_TYPES;
+  if (ucp_context_query(impl_->context, &attr) != UCS_OK) return false;
+  return (attr.memory_types & UCS_BIT(UCS_MEMORY_TYPE_CUDA)) != 0;
+}
+
 Status UcxNet::PeerError(int peer) const {
   auto it = impl_->peers.find(peer);
   if (it == impl_->peers.end() || it->second->failure == UCS_OK) return OkStatus();

@@ -51,6 +51,10 @@ class UcxNet {
   UcxNet(const UcxNet&) = delete;
   UcxNet& operator=(const UcxNet&) = delete;
 
+  // Whether this UCX moves CUDA device memory itself (a build with CUDA
+  // support: UCP reports the CUDA memory type). Debian's does not.
+  bool SupportsCudaMemory() const;
+
   // This worker's address, to give the peers.
   std::vector<std::byte> Address() const;
   // An endpoint to `peer` (any number the caller uses: comm ranks) from its
