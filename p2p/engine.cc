@@ -140,16 +140,27 @@ StatusOr<Request*> Engine::IsendLocked(const SendArgs& args, bool device) {
       return r;
     }
   }
-  if (device) return IsendDeviceLocked(r, args);
-  const MatchHeader header{args.context, args.source, args.tag, 0, args.bytes};
   Wire* wire = WireOf(args.dest_world);
-  if (wire->TrySend(args.dest_world, header, args.data)) {
+  const void* data = args.data;
+  if (device) {
+    if (wire->CarriesDeviceRendezvous()) return IsendDeviceLocked(r, args);
+    StatusOr<std::unique_ptr<std::byte[]>> staged = StageDeviceSend(args);
+    if (!staged.ok()) {
+      Status error = staged.status().WithContext(r->Describe());
+      pool_.Free(r);
+      return error;
+    }
+    r->staging = std::move(staged).value();
+    data = r->staging.get();
+  }
+  const MatchHeader header{args.context, args.source, args.tag, 0, args.bytes};
+  if (wire->TrySend(args.dest_world, header, data)) {
+    r->staging.reset();
     r->CompleteOk();
     return r;
   }
   r->wire_busy = true;
-  Status sent =
-      wire->Send(args.dest_world, header, args.data, [this, r](const Status& result) { OnSendDone(r, result); });
+  Status sent = wire->Send(args.dest_world, header, data, [this, r](const Status& result) { OnSendDone(r, result); });
   if (!sent.ok()) {
     // Per wire.h, a failed Send never calls `done`: nobody else holds r.
     sent = sent.WithContext(r->Describe());
@@ -202,12 +213,21 @@ StatusOr<Request*> Engine::Issend(const SendArgs& args) {
 
 // Arguments checked by the caller.
 StatusOr<Request*> Engine::IssendLocked(const SendArgs& args) {
-  if (IsDeviceData(args.data, args.bytes)) {
+  Wire* wire = WireOf(args.dest_world);
+  const bool device = IsDeviceData(args.data, args.bytes);
+  if (device && wire->CarriesDeviceRendezvous()) {
     // The device rendezvous completes at the receiver's DeviceFin, after its pull.
     return IsendLocked(args, true);
   }
-  Wire* wire = WireOf(args.dest_world);
   if (!failed_.empty() && failed_.contains(args.dest_world)) return IsendLocked(args, false);  // fails at once
+  // A GPU buffer for a host-only wire goes as a host copy, synchronous as any.
+  std::unique_ptr<std::byte[]> staged;
+  if (device) {
+    StatusOr<std::unique_ptr<std::byte[]>> copy = StageDeviceSend(args);
+    if (!copy.ok()) return copy.status().WithContext(std::string(args.what));
+    staged = std::move(copy).value();
+  }
+  const void* data = device ? staged.get() : args.data;
   // The note first, so the receiver ties it to the message that follows.
   const uint64_t id = next_device_send_++;
   const MatchHeader note{args.context, args.source, args.tag, kFlagSyncNote, sizeof(uint64_t)};
@@ -226,12 +246,15 @@ StatusOr<Request*> Engine::IssendLocked(const SendArgs& args) {
   r->data = const_cast<void*>(args.data);
   r->bytes = args.bytes;
   r->device_send_id = id;  // completes at the receiver's DeviceFin of `id` (engine_device.cc)
+  r->staging = std::move(staged);
   device_sends_[id] = r;
   const MatchHeader header{args.context, args.source, args.tag, 0, args.bytes};
-  if (wire->TrySend(args.dest_world, header, args.data)) return r;
+  if (wire->TrySend(args.dest_world, header, data)) {
+    r->staging.reset();
+    return r;
+  }
   r->wire_busy = true;
-  Status sent =
-      wire->Send(args.dest_world, header, args.data, [this, r](const Status& result) { OnSendDone(r, result); });
+  Status sent = wire->Send(args.dest_world, header, data, [this, r](const Status& result) { OnSendDone(r, result); });
   if (!sent.ok()) {
     r->wire_busy = false;
     device_sends_.erase(id);

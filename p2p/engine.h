@@ -247,6 +247,12 @@ class Engine : public WireSink {
     return device_ != nullptr && bytes > 0 && device_->IsDevice(data);
   }
   StatusOr<Request*> IsendDeviceLocked(Request* r, const SendArgs& args);
+  // A GPU send buffer bound for a wire that moves host memory only (UCX,
+  // across hosts): a host copy of its bytes, made at the call (so the send
+  // carries what the buffer held then, as a host send does), which the send
+  // then carries as an ordinary message and keeps in r->staging until the
+  // wire is done with it.
+  StatusOr<std::unique_ptr<std::byte[]>> StageDeviceSend(const SendArgs& args);
   void OnFlagged(int world_source, const MatchHeader& header, std::span<const std::byte> payload);
   void OnDeviceFin(int world_source, const DeviceFin& fin);
   // Stores `n` bytes of a host payload into r->data (device memory when r->device).

@@ -45,6 +45,14 @@ void Engine::SetDeviceTransfer(std::unique_ptr<DeviceTransfer> transfer) {
   device_ = std::move(transfer);
 }
 
+StatusOr<std::unique_ptr<std::byte[]>> Engine::StageDeviceSend(const SendArgs& args) {
+  std::unique_ptr<std::byte[]> copy(new std::byte[args.bytes]);  // uninitialised: the copy writes all of it
+  GR_RETURN_IF_ERROR(device_->Copy(copy.get(), args.data, args.bytes)
+                         .WithContext("copying a GPU send buffer to host memory for the " +
+                                      std::string(WireOf(args.dest_world)->name()) + " wire"));
+  return copy;
+}
+
 StatusOr<Request*> Engine::IsendDeviceLocked(Request* r, const SendArgs& args) {
   Wire* wire = WireOf(args.dest_world);
   auto fail = [&](const Status& why) {
@@ -53,10 +61,8 @@ StatusOr<Request*> Engine::IsendDeviceLocked(Request* r, const SendArgs& args) {
     return error;
   };
   if (!wire->CarriesDeviceRendezvous()) {
-    return fail(Unsupported("the send buffer is GPU memory and world rank " + std::to_string(args.dest_world) +
-                            " is reached over the " + std::string(wire->name()) +
-                            " wire, which moves host memory only (GPU buffers travel between ranks of one host, "
-                            "over CUDA IPC)"));
+    return fail(InternalError("a device rendezvous over the " + std::string(wire->name()) +
+                              " wire, which moves host memory only (such sends are staged: StageDeviceSend)"));
   }
   if (Status exported = device_->Export(args.data, args.bytes, &r->rts.data); !exported.ok()) return fail(exported);
   r->device = true;

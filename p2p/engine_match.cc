@@ -137,6 +137,7 @@ void Engine::OnFetchDone(Request* r, const Status& result) {
 
 void Engine::OnSendDone(Request* r, const Status& result) {
   r->wire_busy = false;
+  r->staging.reset();  // a staged GPU send's host copy (StageDeviceSend)
   // A device send completes when its DeviceFin comes (engine_device.cc).
   if (!r->complete && (r->device_send_id == 0 || !result.ok())) r->Complete(result);
   if (r->released) reap_.push_back(r);

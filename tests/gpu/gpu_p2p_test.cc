@@ -22,11 +22,14 @@ struct P2pCase {
   int ranks;
   bool host_path;      // GPURUN_GPU_PATH=host: stream-ordered FIFOs in host shared memory
   bool group = false;  // only the group phase, with FIFOs (2 x 256 KiB a pair) smaller than its messages
+  int nodes = 1;       // gpurun --nodes: across simulated hosts GPU buffers go over UCX as host copies, and
+                       // only the GR_STREAM_HOST phases run (stream-ordered ones have no NET path)
 };
 
 // What gtest prints for a case (its name, not its bytes).
 void PrintTo(const P2pCase& c, std::ostream* os) {
-  *os << c.ranks << " ranks" << (c.host_path ? ", host path" : "") << (c.group ? ", group" : "");
+  *os << c.ranks << " ranks" << (c.host_path ? ", host path" : "") << (c.group ? ", group" : "")
+      << (c.nodes > 1 ? ", " + std::to_string(c.nodes) + " nodes" : "");
 }
 
 class DeviceP2p : public ::testing::TestWithParam<P2pCase> {
@@ -41,8 +44,11 @@ TEST_P(DeviceP2p, ExactResults) {
   const std::string bin = matrix::TestBinDir("device_p2p_check");
   mp::RunOptions o;
   const P2pCase& c = GetParam();
-  o.argv = {matrix::TestLauncher(bin), "-n", std::to_string(c.ranks), bin + "/device_p2p_check"};
+  o.argv = {matrix::TestLauncher(bin), "-n", std::to_string(c.ranks)};
+  if (c.nodes > 1) o.argv.insert(o.argv.end(), {"--nodes", std::to_string(c.nodes)});
+  o.argv.push_back(bin + "/device_p2p_check");
   if (c.host_path) o.argv.push_back("--phases=stream,stream-errors,pool");
+  if (c.nodes > 1) o.argv.push_back("--phases=blocking,self,sendrecv,inflight,order,truncation,probe");
   if (c.group) o.argv.push_back("--phases=group");
   // A hang fails after GPURUN_TIMEOUT instead of its default; no forced
   // algorithm of the caller's environment leaks into the job's collectives.
@@ -50,6 +56,7 @@ TEST_P(DeviceP2p, ExactResults) {
            {"GPURUN_ALGO", ""},
            {"GPURUN_PROTO", ""},
            {"GPURUN_GPU_PATH", c.host_path ? "host" : "auto"}};
+  if (c.nodes > 1) o.env.push_back({"UCX_NET_DEVICES", "lo"});
   if (c.group) {
     o.env.push_back({"GPURUN_P2P_NCHANNELS", "2"});
     o.env.push_back({"GPURUN_P2P_BUFFSIZE", "262144"});
@@ -76,10 +83,12 @@ TEST_P(DeviceP2p, ExactResults) {
 
 INSTANTIATE_TEST_SUITE_P(Ranks, DeviceP2p,
                          ::testing::Values(P2pCase{2, false}, P2pCase{4, false}, P2pCase{2, true}, P2pCase{4, true},
-                                           P2pCase{2, false, true}, P2pCase{3, false, true}, P2pCase{4, false, true}),
+                                           P2pCase{2, false, true}, P2pCase{3, false, true}, P2pCase{4, false, true},
+                                           P2pCase{2, false, false, 2}, P2pCase{4, false, false, 2}),
                          [](const ::testing::TestParamInfo<P2pCase>& info) {
                            return std::to_string(info.param.ranks) + "ranks" +
-                                  (info.param.host_path ? "_hostpath" : "") + (info.param.group ? "_group" : "");
+                                  (info.param.host_path ? "_hostpath" : "") + (info.param.group ? "_group" : "") +
+                                  (info.param.nodes > 1 ? "_" + std::to_string(info.param.nodes) + "nodes" : "");
                          });
 
 }  // namespace

@@ -20,6 +20,7 @@ struct DeviceLog {
   size_t pulled_bytes = 0;
   Status export_result;  // what Export answers
   Status pull_result;    // what Pull answers
+  Status copy_result;    // what Copy answers
   bool InArena(const void* p) const {
     const auto* b = static_cast<const std::byte*>(p);
     return b >= arena.data() && b < arena.data() + arena.size();
@@ -45,6 +46,7 @@ class FakeDevice final : public DeviceTransfer {
   }
   Status Copy(void* dst, const void* src, size_t bytes) override {
     ++log_->copies;
+    if (!log_->copy_result.ok()) return log_->copy_result;
     std::memcpy(dst, src, bytes);
     return OkStatus();
   }
@@ -208,13 +210,57 @@ TEST_F(EngineDeviceTest, FailuresReachBothSides) {
     EXPECT_NE(sent.message().find("world rank 0"), std::string::npos) << sent.ToString();
   }
   {
+    // A host copy that cannot be made fails the send at the call, naming the wire.
     FakeNetwork net(2, {.device_rendezvous = false});
     DeviceLog log;
     auto r1 = DeviceEngine(net, 1, &log);
+    log.copy_result = SystemError("copy engine unhappy");
     StatusOr<Request*> r = r1->Isend(SendTo(1, 0, 0, log.arena.data(), 16));
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.status().code(), grUnsupported);
+    EXPECT_EQ(r.status().code(), grSystemError);
     EXPECT_NE(r.status().message().find("fake wire"), std::string::npos) << r.status().ToString();
+  }
+}
+
+// A wire that moves host memory only (UCX, across hosts): a GPU send buffer
+// goes as a host copy made at the call, eager or by the wire's rendezvous,
+// into host or GPU receive buffers; nothing is exported or pulled, and a
+// change to the buffer after the call does not travel. Issend stays
+// synchronous.
+TEST_F(EngineDeviceTest, HostOnlyWiresCarryGpuSendsAsHostCopies) {
+  for (size_t eager : {size_t{1} << 20, size_t{64}}) {
+    FakeNetwork net(2, {.eager_limit = eager, .device_rendezvous = false});
+    DeviceLog log;
+    auto r0 = DeviceEngine(net, 0, &log);
+    auto r1 = DeviceEngine(net, 1, &log);
+    auto* src = reinterpret_cast<int*>(log.arena.data());
+    auto* dst = reinterpret_cast<int*>(log.arena.data() + 8192);
+    std::iota(src, src + 100, 11);
+    Request* send = Start(*r1, SendTo(1, 0, 5, src, 100 * sizeof(int)));
+    std::fill(src, src + 100, -1);  // after the call: not what the message carries
+    grStatus_t st;
+    ASSERT_TRUE(r0->Wait(Start(*r0, RecvFrom(1, 5, dst, 100 * sizeof(int))), &st).ok()) << "eager " << eager;
+    ASSERT_TRUE(r1->Wait(send, nullptr).ok());
+    EXPECT_EQ(st.bytes, 100 * sizeof(int));
+    for (int i = 0; i < 100; ++i) ASSERT_EQ(dst[i], 11 + i) << "element " << i << ", eager " << eager;
+    std::vector<int> host(100);
+    std::iota(src, src + 100, 3);
+    Request* again = Start(*r1, SendTo(1, 0, 6, src, 100 * sizeof(int)));
+    ASSERT_TRUE(r0->Wait(Start(*r0, RecvFrom(1, 6, host.data(), host.size() * sizeof(int))), nullptr).ok());
+    ASSERT_TRUE(r1->Wait(again, nullptr).ok());
+    for (int i = 0; i < 100; ++i) ASSERT_EQ(host[i], 3 + i) << "element " << i << ", eager " << eager;
+    EXPECT_EQ(log.exports, 0);
+    EXPECT_EQ(log.pulls, 0);
+    EXPECT_EQ(log.copies, 3) << "two send copies and one into the device receive buffer";
+
+    StatusOr<Request*> sync = r1->Issend(SendTo(1, 0, 7, src, 100 * sizeof(int)));
+    ASSERT_TRUE(sync.ok()) << sync.status().ToString();
+    bool done = true;
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE(r1->Test(*sync, &done, nullptr).ok());
+    EXPECT_FALSE(done) << "a synchronous send completed before a receive matched, eager " << eager;
+    ASSERT_TRUE(r0->Wait(Start(*r0, RecvFrom(1, 7, host.data(), host.size() * sizeof(int))), nullptr).ok());
+    ASSERT_TRUE(r1->Wait(*sync, nullptr).ok());
+    EXPECT_EQ(host[99], 102);
   }
 }
 
