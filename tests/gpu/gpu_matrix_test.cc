@@ -355,7 +355,8 @@ std::vector<GpuCase> FirstStepCases() {
 // 2 ranks (both hops NET) and 4 ranks (each rank one NET hop and one over
 // CUDA IPC), LL and Simple forced and the tuner's choice, null and stream;
 // sizes up to 1 MiB + 5 elements of doubles, so Simple steps span slots and
-// slices. Also LL from just before its flag wraps, on NET.
+// slices. Also captured in CUDA graphs, and LL from just before its flag
+// wraps, on NET.
 std::vector<GpuCase> NetCases() {
   struct Row {
     matrix::Variant variant;
@@ -380,6 +381,25 @@ std::vector<GpuCase> NetCases() {
     g.colls = RingColls();
     g.slice = {"--types=int8,int32,half,float,double", "--ops=sum,max", "--sizes=0,1,7,1023,4099,65541,1048581",
                "--offsets=0,12", "--inplace=out,in"};
+    g.limit_s = 600;
+    g.env = {{"UCX_NET_DEVICES", "lo"}};
+    cases.push_back(g);
+  }
+  // Captured in CUDA graphs and replayed: the proxy moves a replay's steps
+  // without a launch to wake it.
+  for (int ranks : {2, 4}) {
+    GpuCase g;
+    g.name = ModeName(ranks, true) + "_2nodes_graph";
+    g.ranks = ranks;
+    g.nodes = 2;
+    g.stream = true;
+    g.colls = RingColls();
+    g.slice = {"--types=int8,half,float,double",
+               "--ops=sum,max",
+               "--sizes=0,1,7,1023,4099,65541,1048581",
+               "--offsets=0,12",
+               "--inplace=out,in",
+               "--graph"};
     g.limit_s = 600;
     g.env = {{"UCX_NET_DEVICES", "lo"}};
     cases.push_back(g);
