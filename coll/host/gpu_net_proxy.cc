@@ -27,9 +27,11 @@ constexpr auto kMaxSleep = 50us;
 constexpr uint64_t kGpuNetEagerBytes = 512 * 1024;
 
 constexpr uint64_t kLLTagBit = uint64_t{1} << 63;
+constexpr uint64_t kHeaderTagBit = uint64_t{1} << 62;
 
+// Bits 0..31 the step, 32..53 the sender, 54..61 the edge; 62 header, 63 LL.
 uint64_t TagOf(uint32_t edge, int sender, uint64_t step) {
-  const uint64_t id = static_cast<uint64_t>(edge) << 23 | static_cast<uint64_t>(sender);
+  const uint64_t id = static_cast<uint64_t>(edge) << 22 | static_cast<uint64_t>(sender);
   return id << 32 | (step & 0xFFFFFFFFull);
 }
 
@@ -49,6 +51,7 @@ struct GpuNetProxy::Moving {
   int idle_after_error = 0;
   bool failed = false;
   p2p::UcxNetOp ops[kFifoSteps];
+  p2p::UcxNetOp header_ops[kFifoSteps];  // point-to-point edges: the step headers
 
   uint8_t* Simple(uint64_t step) const {
     return edge.base + GpuNetLayout::kFifo + SlotOffset(step, edge.layout.buffer_bytes);
@@ -57,6 +60,9 @@ struct GpuNetProxy::Moving {
     return edge.base + edge.layout.LLFifo() + SlotOffset(step, edge.layout.ll_buffer_bytes);
   }
   uint32_t* Sizes() const { return reinterpret_cast<uint32_t*>(edge.base + GpuNetLayout::kSizes); }
+  uint8_t* Header(uint64_t step) const {
+    return edge.base + GpuNetLayout::kHeaders + (step % kFifoSteps) * GpuNetLayout::kHeaderBytes;
+  }
 };
 
 GpuNetProxy::GpuNetProxy(CommLink& link, uint32_t* abort) : link_(link), abort_(abort) {}
@@ -74,17 +80,41 @@ StatusOr<std::unique_ptr<GpuNetProxy>> GpuNetProxy::Create(CommLink& link, uint3
   return proxy;
 }
 
+StatusOr<std::unique_ptr<GpuNetProxy>> GpuNetProxy::CreateUnconnected(CommLink& link, uint32_t* abort) {
+  std::unique_ptr<GpuNetProxy> proxy(new GpuNetProxy(link, abort));
+  GR_ASSIGN_OR_RETURN(proxy->net_, p2p::UcxNet::Open(kGpuNetEagerBytes));
+  proxy->thread_ = std::thread([p = proxy.get()] { p->Run(); });
+  return proxy;
+}
+
+std::vector<std::byte> GpuNetProxy::Address() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return net_ ? net_->Address() : std::vector<std::byte>{};
+}
+
+Status GpuNetProxy::Connect(int peer, const std::vector<std::byte>& address) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!net_) return InternalError("GPU NET proxy: a connection after Stop");
+  return net_->Connect(peer, address, link_.DescribePeer(peer));
+}
+
 GpuNetProxy::~GpuNetProxy() { Stop(); }
 
 Status GpuNetProxy::AddEdge(const GpuNetEdge& edge) {
   const GpuNetLayout& l = edge.layout;
-  if (!IsValidBufferBytes(Protocol::kSimple, l.buffer_bytes) || !IsValidBufferBytes(Protocol::kLL, l.ll_buffer_bytes) ||
-      StepBytes(l.ll_buffer_bytes) > StepBytes(l.buffer_bytes)) {
+  if (edge.p2p && (!IsValidBufferBytes(Protocol::kSimple, l.buffer_bytes) || l.ll_buffer_bytes != 0)) {
+    return InvalidArgument("GPU NET point-to-point connection: a FIFO of " + std::to_string(l.buffer_bytes) +
+                           " B does not split into 8 steps, or it has an LL FIFO");
+  }
+  if (!edge.p2p && (!IsValidBufferBytes(Protocol::kSimple, l.buffer_bytes) ||
+                    !IsValidBufferBytes(Protocol::kLL, l.ll_buffer_bytes) ||
+                    StepBytes(l.ll_buffer_bytes) > StepBytes(l.buffer_bytes))) {
     return InvalidArgument("GPU NET connection: FIFOs of " + std::to_string(l.buffer_bytes) + " B (Simple) and " +
                            std::to_string(l.ll_buffer_bytes) +
                            " B (LL) do not split into 8 steps each, or an LL step is larger than a Simple one");
   }
-  if (edge.edge >= kMaxEdges || edge.peer < 0 || edge.peer >= link_.size() || edge.base == nullptr) {
+  if (edge.edge >= kMaxEdges || edge.peer < 0 || edge.peer >= link_.size() || link_.size() > kMaxRanks ||
+      edge.base == nullptr) {
     return InvalidArgument("GPU NET connection " + std::to_string(edge.edge) + " to rank " + std::to_string(edge.peer) +
                            ": no such edge, peer or memory");
   }
@@ -107,6 +137,7 @@ void GpuNetProxy::RemoveOwner(const void* owner) {
     }
     if (net_) {
       for (p2p::UcxNetOp& op : (*it)->ops) net_->Cancel(&op);
+      for (p2p::UcxNetOp& op : (*it)->header_ops) net_->Cancel(&op);
     }
     it = edges_.erase(it);
   }
@@ -146,6 +177,21 @@ void GpuNetProxy::Fail(Moving& m, const Status& why) {
   }
 }
 
+bool GpuNetProxy::StepDone(Moving& m, uint64_t step, bool* done) {
+  *done = false;
+  for (p2p::UcxNetOp* op : {&m.ops[step % kFifoSteps], &m.header_ops[step % kFifoSteps]}) {
+    if (!op->active) continue;  // completed (or, for a header, none on this edge)
+    bool complete = false;
+    if (Status s = net_->Test(op, &complete); !s.ok()) {
+      Fail(m, s);
+      return false;
+    }
+    if (!complete) return true;
+  }
+  *done = true;
+  return true;
+}
+
 bool GpuNetProxy::MoveSend(Moving& m) {
   bool moved = false;
   uint8_t* base = m.edge.base;
@@ -154,10 +200,7 @@ bool GpuNetProxy::MoveSend(Moving& m) {
   for (int round = 0; round < 2; ++round) {
     while (m.done < m.posted) {
       bool complete = false;
-      if (Status s = net_->Test(&m.ops[m.done % kFifoSteps], &complete); !s.ok()) {
-        Fail(m, s);
-        return true;
-      }
+      if (!StepDone(m, m.done, &complete)) return true;
       if (!complete) break;
       StoreRelease(base + GpuNetLayout::kHead, ++m.done);
       moved = true;
@@ -176,6 +219,14 @@ bool GpuNetProxy::MoveSend(Moving& m) {
         return true;
       }
       const uint64_t tag = TagOf(m.edge.edge, link_.rank(), step) | (ll ? kLLTagBit : 0);
+      if (m.edge.p2p) {
+        if (Status s = net_->Send(m.edge.peer, tag | kHeaderTagBit, m.Header(step), GpuNetLayout::kHeaderBytes,
+                                  &m.header_ops[step % kFifoSteps]);
+            !s.ok()) {
+          Fail(m, s);
+          return true;
+        }
+      }
       if (Status s = net_->Send(m.edge.peer, tag, ll ? m.LL(step) : m.Simple(step), bytes, &m.ops[step % kFifoSteps]);
           !s.ok()) {
         Fail(m, s);
@@ -194,10 +245,7 @@ bool GpuNetProxy::MoveRecv(Moving& m) {
   while (m.done < m.posted) {
     p2p::UcxNetOp& op = m.ops[m.done % kFifoSteps];
     bool complete = false;
-    if (Status s = net_->Test(&op, &complete); !s.ok()) {
-      Fail(m, s);
-      return true;
-    }
+    if (!StepDone(m, m.done, &complete)) return true;
     if (!complete) break;
     if ((op.tag & kLLTagBit) != 0) {
       if (op.bytes % sizeof(LLLine) != 0 || op.bytes > StepBytes(m.edge.layout.ll_buffer_bytes)) {
@@ -218,8 +266,19 @@ bool GpuNetProxy::MoveRecv(Moving& m) {
   const uint64_t limit = std::min(LoadAcquire(base + GpuNetLayout::kHead), m.done) + kFifoSteps;
   while (m.posted < limit) {
     const uint64_t step = m.posted;
-    if (Status s = net_->Recv(m.edge.peer, TagOf(m.edge.edge, m.edge.peer, step), m.Simple(step),
-                              StepBytes(m.edge.layout.buffer_bytes), &m.ops[step % kFifoSteps], ~kLLTagBit);
+    const uint64_t tag = TagOf(m.edge.edge, m.edge.peer, step);
+    if (m.edge.p2p) {
+      if (Status s = net_->Recv(m.edge.peer, tag | kHeaderTagBit, m.Header(step), GpuNetLayout::kHeaderBytes,
+                                &m.header_ops[step % kFifoSteps]);
+          !s.ok()) {
+        Fail(m, s);
+        return true;
+      }
+    }
+    // A ring step may be LL or Simple (the LL bit, read back); a
+    // point-to-point one only Simple data.
+    if (Status s = net_->Recv(m.edge.peer, tag, m.Simple(step), StepBytes(m.edge.layout.buffer_bytes),
+                              &m.ops[step % kFifoSteps], m.edge.p2p ? ~uint64_t{0} : ~kLLTagBit);
         !s.ok()) {
       Fail(m, s);
       return true;
@@ -285,6 +344,7 @@ void GpuNetProxy::Stop() {
   if (!net_) return;
   for (auto& m : edges_) {
     for (p2p::UcxNetOp& op : m->ops) net_->Cancel(&op);
+    for (p2p::UcxNetOp& op : m->header_ops) net_->Cancel(&op);
   }
   net_->Close(2.0);
   net_.reset();

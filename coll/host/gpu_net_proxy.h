@@ -27,7 +27,9 @@
 // stores: a kernel polling flags must never see half of a line's 8-byte
 // half, and a UCX receive promises no store width. The tag is the edge
 // (channel), the sending rank, the step's low 32 bits, and the LL bit,
-// which the receive ignores (tag mask) and reads back.
+// which the receive ignores (tag mask) and reads back. A point-to-point
+// edge (GpuNetEdge::p2p) carries each step's header as a second message,
+// tagged with a header bit, into the receiving side's header ring.
 //
 // The thread polls without end: spinning while steps move or for kSpin
 // after a Wake() (GpuColl calls it before each launch), then sleeping,
@@ -63,12 +65,14 @@ namespace gpurun::coll {
 
 // Where things are in one NET connection's memory (one side of it).
 struct GpuNetLayout {
-  static constexpr uint64_t kTail = 0;     // uint64_t: steps posted (send: by the kernel; recv: by the proxy)
-  static constexpr uint64_t kHead = 128;   // uint64_t: steps released (send: by the proxy; recv: by the kernel)
-  static constexpr uint64_t kSizes = 256;  // uint32_t[kFifoSteps]: each step's wire bytes (send side)
-  static constexpr uint64_t kFifo = 512;   // the Simple FIFO, then the LL FIFO
-  uint64_t buffer_bytes = 0;               // Simple FIFO bytes
-  uint64_t ll_buffer_bytes = 0;            // LL FIFO bytes
+  static constexpr uint64_t kTail = 0;       // uint64_t: steps posted (send: by the kernel; recv: by the proxy)
+  static constexpr uint64_t kHead = 128;     // uint64_t: steps released (send: by the proxy; recv: by the kernel)
+  static constexpr uint64_t kSizes = 256;    // uint32_t[kFifoSteps]: each step's wire bytes (send side)
+  static constexpr uint64_t kHeaders = 384;  // a point-to-point edge's kFifoSteps step headers
+  static constexpr uint64_t kHeaderBytes = 16;
+  static constexpr uint64_t kFifo = 512;  // the Simple FIFO, then the LL FIFO
+  uint64_t buffer_bytes = 0;              // Simple FIFO bytes
+  uint64_t ll_buffer_bytes = 0;           // LL FIFO bytes (0 on a point-to-point edge)
 
   uint64_t LLFifo() const { return kFifo + buffer_bytes; }
   uint64_t Bytes() const { return LLFifo() + ll_buffer_bytes; }
@@ -83,16 +87,27 @@ struct GpuNetEdge {
   GpuNetLayout layout;
   uint64_t first_step = 0;      // where its steps start (GPURUN_FIRST_STEP); its counters must say so already
   const void* owner = nullptr;  // RemoveOwner's key
+  // A stream-ordered point-to-point edge (coll/gpu/p2p_connection.h): no LL
+  // FIFO; each step is its Simple data and its kHeaderBytes header (the
+  // message's header, read by the receiving kernel at a message's first
+  // step), sent as two messages and complete when both are.
+  bool p2p = false;
 };
 
 class GpuNetProxy {
  public:
   static constexpr int kGoneIdlePasses = 4;
   static constexpr uint32_t kMaxEdges = 256;
+  static constexpr int kMaxRanks = 1 << 22;  // the tag's sender field
 
   // Collective over the link's ranks (all-gathers the UCX worker
   // addresses). `abort`: the kernels' abort word, set on a failure.
   static StatusOr<std::unique_ptr<GpuNetProxy>> Create(CommLink& link, uint32_t* abort);
+  // Not collective: no endpoints yet; pairs swap Address() and Connect.
+  static StatusOr<std::unique_ptr<GpuNetProxy>> CreateUnconnected(CommLink& link, uint32_t* abort);
+  std::vector<std::byte> Address();
+  // An endpoint to `peer` from its Address() (no-op when there is one).
+  Status Connect(int peer, const std::vector<std::byte>& address);
   // Stop().
   ~GpuNetProxy();
   GpuNetProxy(const GpuNetProxy&) = delete;
@@ -124,6 +139,9 @@ class GpuNetProxy {
   bool PassLocked();
   bool MoveSend(Moving& m);
   bool MoveRecv(Moving& m);
+  // Whether both of step `step`'s operations (the header's only on a
+  // point-to-point edge) completed; false with the edge failed on an error.
+  bool StepDone(Moving& m, uint64_t step, bool* done);
   void Fail(Moving& m, const Status& why);
 
   CommLink& link_;

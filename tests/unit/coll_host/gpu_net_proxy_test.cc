@@ -249,15 +249,84 @@ TEST(GpuNetProxy, QuiescedProxyTakesAPeerClosingQuietly) {
             "");
 }
 
+// A point-to-point edge: each step's Simple data and its 16-byte header
+// (two messages) both arrive before tail, many times round the FIFO, both
+// ways; on some steps the header slot is left as it was (the kernel writes
+// it only at a message's first step), and whatever it held travels.
+TEST(GpuNetProxy, PointToPointStepsCarryTheirHeaders) {
+  EXPECT_EQ(RunTwo([](int rank, GpuNetProxy& proxy, ThreadWorld& world, uint32_t*) -> std::string {
+              const GpuNetLayout layout{kSimpleBytes, 0};
+              Memory out = NewMemory();
+              Memory in = NewMemory();
+              GpuNetEdge send{1 - rank, true, 9, out.get(), layout, 0, &proxy, true};
+              GpuNetEdge recv{1 - rank, false, 9, in.get(), layout, 0, &proxy, true};
+              if (Status s = proxy.AddEdge(send); !s.ok()) return s.ToString();
+              if (Status s = proxy.AddEdge(recv); !s.ok()) return s.ToString();
+              constexpr uint64_t kSteps = 300;
+              auto header_of = [](uint64_t s) { return s % 5 == 0 ? s * 1000 + 7 : 0; };
+              std::string error;
+              std::thread sender([&] {
+                uint8_t* base = out.get();
+                auto* sizes = reinterpret_cast<uint32_t*>(base + GpuNetLayout::kSizes);
+                for (uint64_t s = 0; s < kSteps; ++s) {
+                  if (!WaitFor([&] { return SlotFree(s, Load(base, GpuNetLayout::kHead)); })) {
+                    error = "no free slot for step " + std::to_string(s);
+                    return;
+                  }
+                  uint8_t* slot = base + GpuNetLayout::kFifo + SlotOffset(s, kSimpleBytes);
+                  for (uint64_t i = 0; i < BytesOf(s); ++i) slot[i] = ByteOf(s, i);
+                  auto* header = reinterpret_cast<uint64_t*>(base + GpuNetLayout::kHeaders +
+                                                             (s % kFifoSteps) * GpuNetLayout::kHeaderBytes);
+                  if (header_of(s) != 0) header[0] = header_of(s);
+                  sizes[s % kFifoSteps] = static_cast<uint32_t>(BytesOf(s));
+                  Post(base, GpuNetLayout::kTail, s + 1);
+                }
+              });
+              std::string got;
+              uint8_t* base = in.get();
+              for (uint64_t s = 0; s < kSteps && got.empty(); ++s) {
+                if (!WaitFor([&] { return Load(base, GpuNetLayout::kTail) > s; })) {
+                  got = "step " + std::to_string(s) + " never arrived";
+                  break;
+                }
+                const auto* header = reinterpret_cast<const uint64_t*>(base + GpuNetLayout::kHeaders +
+                                                                       (s % kFifoSteps) * GpuNetLayout::kHeaderBytes);
+                if (header_of(s) != 0 && header[0] != header_of(s)) {
+                  got = "step " + std::to_string(s) + " header " + std::to_string(header[0]);
+                }
+                const uint8_t* slot = base + GpuNetLayout::kFifo + SlotOffset(s, kSimpleBytes);
+                for (uint64_t i = 0; i < BytesOf(s) && got.empty(); ++i) {
+                  if (slot[i] != ByteOf(s, i)) got = "step " + std::to_string(s) + " byte " + std::to_string(i);
+                }
+                Post(base, GpuNetLayout::kHead, s + 1);
+              }
+              sender.join();
+              if (got.empty() && !WaitFor([&] { return Load(out.get(), GpuNetLayout::kHead) == kSteps; })) {
+                got = "sends never completed";
+              }
+              char done = 1;
+              std::vector<char> all(2);
+              if (Status s = world.AllGather(rank, &done, 1, all.data()); !s.ok()) return s.ToString();
+              proxy.Quiesce();
+              proxy.RemoveOwner(&proxy);
+              if (Status s = proxy.failure(); !s.ok()) return s.ToString();
+              return error.empty() ? got : error;
+            }),
+            "");
+}
+
 TEST(GpuNetProxy, LayoutsItCannotCarryAreRefused) {
   EXPECT_EQ(RunTwo([](int rank, GpuNetProxy& proxy, ThreadWorld&, uint32_t*) -> std::string {
               Memory m = NewMemory();
               GpuNetEdge big_ll{1 - rank, true, 0, m.get(), GpuNetLayout{8 * 1024, 8 * 2048}, 0, &proxy};
               GpuNetEdge bad_edge{1 - rank, true, GpuNetProxy::kMaxEdges, m.get(), Layout(), 0, &proxy};
+              GpuNetEdge p2p_ll{1 - rank, true, 0, m.get(), Layout(), 0, &proxy, true};
               const Status a = proxy.AddEdge(big_ll);
               const Status b = proxy.AddEdge(bad_edge);
+              const Status c = proxy.AddEdge(p2p_ll);
               if (a.code() != grInvalidArgument) return "an LL step larger than a Simple one: " + a.ToString();
               if (b.code() != grInvalidArgument) return "edge number out of range: " + b.ToString();
+              if (c.code() != grInvalidArgument) return "a point-to-point edge with an LL FIFO: " + c.ToString();
               return "";
             }),
             "");
