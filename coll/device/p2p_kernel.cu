@@ -64,6 +64,7 @@ __device__ void SendChannel(const L& l, const DevP2pOp& op, int c, DevP2pSendCha
       h->bytes = op.bytes;
       h->tag = op.tag;
     }
+    if (threadIdx.x == 0 && ch.net_sizes != nullptr) ch.net_sizes[s % kFifoSteps] = static_cast<uint32_t>(n);
     __syncthreads();
     if (threadIdx.x == 0) {
       FenceAcqRelSys();

@@ -45,6 +45,10 @@ struct DevP2pSendChan {
   DevP2pHeader* headers;  // remote: kFifoSteps header slots
   const uint64_t* head;   // local: steps the receiver released
   uint64_t step;          // steps sent so far
+  // A NET connection's step sizes (null otherwise): written before tail,
+  // for the proxy that sends each step (coll/host/gpu_net_proxy.h); the
+  // FIFO, tail and headers are then this rank's own host memory.
+  uint32_t* net_sizes;
 };
 
 // The receiving end.

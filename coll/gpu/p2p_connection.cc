@@ -3,12 +3,15 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "coll/host/conn_group.h"
+#include "coll/int_math.h"
+#include "p2p/cuda_ipc/cuda_status.h"
 #include "runtime/base/log.h"
 
 namespace gpurun::coll {
@@ -35,18 +38,107 @@ Status Swap(CommLink& link, int peer, int tag, const void* mine, void* theirs, s
 }  // namespace
 
 StatusOr<std::unique_ptr<P2pConnection>> P2pConnection::Connect(CommLink& link, int peer, int device, int nchannels,
-                                                                uint64_t buffer_bytes, int tag) {
+                                                                uint64_t buffer_bytes, int tag, GpuNetProxy* net) {
   if (nchannels < 1 || nchannels > kMaxP2pChannels) {
     return InvalidArgument("point-to-point channel count " + std::to_string(nchannels) + " is outside 1.." +
                            std::to_string(kMaxP2pChannels));
   }
   std::unique_ptr<P2pConnection> c(new P2pConnection(peer, device, nchannels, buffer_bytes));
-  GR_RETURN_IF_ERROR(c->Exchange(link, tag));
+  if (net != nullptr) {
+    c->net_ = net;
+    GR_RETURN_IF_ERROR(c->ConnectNet(link, tag));
+  } else {
+    GR_RETURN_IF_ERROR(c->Exchange(link, tag));
+  }
   GR_RETURN_IF_ERROR(c->WriteChannels());
   GR_LOG(Info, P2p) << "stream-ordered point-to-point with " << link.DescribePeer(peer) << " ready: GPU " << device
-                    << ", " << nchannels << " channels of " << buffer_bytes << " B FIFOs in "
-                    << PeerPathName(c->mine_->path());
+                    << ", " << c->nchannels_ << " channels of " << buffer_bytes << " B FIFOs "
+                    << (net != nullptr ? std::string("over NET") : "in " + std::string(PeerPathName(c->mine_->path())));
   return c;
+}
+
+Status P2pConnection::ConnectNet(CommLink& link, int tag) {
+  ConnectionShape me{};
+  GR_ASSIGN_OR_RETURN(me.gpu, IdentityOf(device_));
+  me.nchannels = nchannels_;
+  me.buffer_bytes = buffer_bytes_;
+  ConnectionShape them{};
+  GR_RETURN_IF_ERROR(Swap(link, peer_, tag, &me, &them, sizeof(me)));
+  GR_RETURN_IF_ERROR(CheckSameShape(link, peer_, me, them, "stream-ordered point-to-point",
+                                    "GPURUN_P2P_NCHANNELS / GPURUN_P2P_BUFFSIZE"));
+  // The UCX worker addresses: lengths, then the bytes (the longer length each way).
+  std::vector<std::byte> mine = net_->Address();
+  const uint64_t length = mine.size();
+  uint64_t their_length = 0;
+  GR_RETURN_IF_ERROR(Swap(link, peer_, tag, &length, &their_length, sizeof(length)));
+  const uint64_t widest = std::max(length, their_length);
+  mine.resize(widest);
+  std::vector<std::byte> theirs(widest);
+  GR_RETURN_IF_ERROR(Swap(link, peer_, tag, mine.data(), theirs.data(), widest));
+  theirs.resize(their_length);
+  // Both sides take part in the last swap also when this side failed, so
+  // the peer is never left waiting for it.
+  nchannels_ = std::min(nchannels_, kNetChannels);
+  Status made = net_->Connect(peer_, theirs);
+  if (made.ok()) made = MakeNetSides();
+  const char mine_ok = made.ok() ? 1 : 0;
+  char their_ok = 0;
+  GR_RETURN_IF_ERROR(Swap(link, peer_, tag, &mine_ok, &their_ok, 1));
+  GR_RETURN_IF_ERROR(made);
+  if (their_ok == 0) return RemoteError("stream-ordered point-to-point set-up failed on " + link.DescribePeer(peer_));
+  return OkStatus();
+}
+
+Status P2pConnection::MakeNetSides() {
+  const GpuNetLayout layout{buffer_bytes_, 0};
+  net_side_bytes_ = AlignUp(layout.Bytes(), uint64_t{4096});
+  const uint64_t bytes = net_side_bytes_ * 2 * static_cast<uint64_t>(nchannels_);
+  void* host = nullptr;
+  GR_CUDA_RETURN_IF_ERROR(cudaHostAlloc(&host, bytes, cudaHostAllocMapped | cudaHostAllocPortable));
+  net_memory_ = static_cast<uint8_t*>(host);
+  std::memset(host, 0, bytes);
+  void* dev = nullptr;
+  GR_CUDA_RETURN_IF_ERROR(cudaHostGetDevicePointer(&dev, host, 0));
+  net_device_ = static_cast<uint8_t*>(dev);
+  for (int ch = 0; ch < nchannels_; ++ch) {
+    for (bool send : {false, true}) {
+      GpuNetEdge edge;
+      edge.peer = peer_;
+      edge.send = send;
+      edge.edge = static_cast<uint32_t>(ch);
+      edge.base = net_memory_ + (static_cast<uint64_t>(ch) * 2 + (send ? 1 : 0)) * net_side_bytes_;
+      edge.layout = layout;
+      edge.owner = this;
+      edge.p2p = true;
+      GR_RETURN_IF_ERROR(net_->AddEdge(edge));
+      net_edges_ = true;
+    }
+  }
+  return OkStatus();
+}
+
+uint8_t* P2pConnection::NetSideOnDevice(bool send, int ch) const {
+  return net_device_ + (static_cast<uint64_t>(ch) * 2 + (send ? 1 : 0)) * net_side_bytes_;
+}
+
+void P2pConnection::WriteNetChannels(DevP2pSendChan* send, DevP2pRecvChan* recv) const {
+  for (int ch = 0; ch < nchannels_; ++ch) {
+    uint8_t* out = NetSideOnDevice(true, ch);
+    DevP2pSendChan& s = send[ch];
+    s.fifo = out + GpuNetLayout::kFifo;
+    s.tail = reinterpret_cast<uint64_t*>(out + GpuNetLayout::kTail);
+    s.headers = reinterpret_cast<DevP2pHeader*>(out + GpuNetLayout::kHeaders);
+    s.head = reinterpret_cast<const uint64_t*>(out + GpuNetLayout::kHead);
+    s.net_sizes = reinterpret_cast<uint32_t*>(out + GpuNetLayout::kSizes);
+    s.step = 0;
+    uint8_t* in = NetSideOnDevice(false, ch);
+    DevP2pRecvChan& r = recv[ch];
+    r.fifo = in + GpuNetLayout::kFifo;
+    r.tail = reinterpret_cast<const uint64_t*>(in + GpuNetLayout::kTail);
+    r.headers = reinterpret_cast<const DevP2pHeader*>(in + GpuNetLayout::kHeaders);
+    r.head = reinterpret_cast<uint64_t*>(in + GpuNetLayout::kHead);
+    r.step = 0;
+  }
 }
 
 StatusOr<PeerPath> P2pConnection::ChoosePath(CommLink& link, int tag) {
@@ -84,11 +176,12 @@ Status P2pConnection::Exchange(CommLink& link, int tag) {
 }
 
 Status P2pConnection::WriteChannels() {
-  void* mine = mine_->device_ptr();
-  void* theirs = theirs_->device_ptr();
   std::vector<DevP2pSendChan> send(static_cast<size_t>(nchannels_));
   std::vector<DevP2pRecvChan> recv(static_cast<size_t>(nchannels_));
-  for (int ch = 0; ch < nchannels_; ++ch) {
+  void* mine = net_ == nullptr ? mine_->device_ptr() : nullptr;
+  void* theirs = net_ == nullptr ? theirs_->device_ptr() : nullptr;
+  if (net_ != nullptr) WriteNetChannels(send.data(), recv.data());
+  for (int ch = 0; ch < nchannels_ && net_ == nullptr; ++ch) {
     const uint64_t counters = kCounterStride * static_cast<uint64_t>(ch);
     const uint64_t fifo = kControlBytes + buffer_bytes_ * static_cast<uint64_t>(ch);
     DevP2pSendChan& s = send[static_cast<size_t>(ch)];
@@ -113,6 +206,9 @@ Status P2pConnection::WriteChannels() {
 
 P2pConnection::~P2pConnection() {
   cudaSetDevice(device_);
+  // The proxy lets go of the NET sides before their memory goes.
+  if (net_edges_) net_->RemoveOwner(this);
+  if (net_memory_ != nullptr) cudaFreeHost(net_memory_);
   if (send_chans_ != nullptr) cudaFree(send_chans_);
   if (recv_chans_ != nullptr) cudaFree(recv_chans_);
 }

@@ -10,6 +10,12 @@
 // streams, so it never waits for a kernel of this process that may be
 // waiting for the peer.
 //
+// Across hosts (or with GPURUN_COLL_NET=always) the pair's connection is
+// NET (coll/host/gpu_net_proxy.h): each side's FIFOs, counters and header
+// rings are host memory its GPU maps (one GpuNetLayout per channel and
+// direction, at most kNetChannels channels), the two swap their UCX worker
+// addresses on the same tag, and the caller's proxy moves the steps.
+//
 // Layout of a rank's buffer: per channel c at c * kCounterStride the
 // receiving tail (+0), the receiving header ring (+128, kFifoSteps headers),
 // the sending head (+256), each on its own 128-byte line; then one FIFO of
@@ -23,6 +29,7 @@
 #include "coll/device/p2p_launch.h"
 #include "coll/gpu/peer_memory.h"
 #include "coll/host/comm_link.h"
+#include "coll/host/gpu_net_proxy.h"
 #include "runtime/base/status.h"
 
 namespace gpurun::coll {
@@ -33,11 +40,15 @@ class P2pConnection {
   static constexpr uint64_t kHeadersOffset = 128;
   static constexpr uint64_t kHeadOffset = 256;
   static constexpr uint64_t kControlBytes = kCounterStride * kMaxP2pChannels;
+  // Most channels of a NET connection (each pins two FIFOs of host memory).
+  static constexpr int kNetChannels = 4;
 
   // Pairwise with `peer` (which must make the same call): allocates,
-  // exchanges on `tag` of the internal context, maps.
+  // exchanges on `tag` of the internal context, maps. `net`: the proxy of
+  // a NET connection (null: the pair meets through CUDA IPC or host shared
+  // memory); both sides must agree (StreamP2p decides alike on both).
   static StatusOr<std::unique_ptr<P2pConnection>> Connect(CommLink& link, int peer, int device, int nchannels,
-                                                          uint64_t buffer_bytes, int tag);
+                                                          uint64_t buffer_bytes, int tag, GpuNetProxy* net = nullptr);
   ~P2pConnection();
   P2pConnection(const P2pConnection&) = delete;
   P2pConnection& operator=(const P2pConnection&) = delete;
@@ -55,6 +66,12 @@ class P2pConnection {
   StatusOr<PeerPath> ChoosePath(CommLink& link, int tag);
   Status Exchange(CommLink& link, int tag);
   Status WriteChannels();
+  // The NET set-up: shapes and UCX addresses swapped, this side's memory
+  // made and its edges given to net_; then whether both sides succeeded.
+  Status ConnectNet(CommLink& link, int tag);
+  Status MakeNetSides();
+  void WriteNetChannels(DevP2pSendChan* send, DevP2pRecvChan* recv) const;
+  uint8_t* NetSideOnDevice(bool send, int ch) const;
 
   int peer_;
   int device_;
@@ -62,6 +79,11 @@ class P2pConnection {
   uint64_t buffer_bytes_;
   std::unique_ptr<OwnMemory> mine_;
   std::unique_ptr<PeerMapping> theirs_;
+  GpuNetProxy* net_ = nullptr;
+  uint64_t net_side_bytes_ = 0;
+  uint8_t* net_memory_ = nullptr;  // cudaHostAlloc: [channel][recv, send]
+  uint8_t* net_device_ = nullptr;
+  bool net_edges_ = false;
   DevP2pSendChan* send_chans_ = nullptr;
   DevP2pRecvChan* recv_chans_ = nullptr;
 };

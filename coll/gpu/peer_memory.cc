@@ -60,8 +60,10 @@ StatusOr<PeerPath> PathTo(CommLink& link, int peer, int device, const GpuIdentit
   char bus[sizeof(theirs.bus_id) + 1] = {};
   std::memcpy(bus, theirs.bus_id, sizeof(theirs.bus_id));
   if (!link.SameHost(peer)) {
-    return Unsupported(std::string(what) + " across hosts is not built (only the GPU ring has NET connections): " +
-                       link.DescribePeer(peer) + " is on another host");
+    return Unsupported(
+        std::string(what) +
+        " across hosts is not built (the GPU ring and stream-ordered point-to-point have NET connections): " +
+        link.DescribePeer(peer) + " is on another host");
   }
   if (choice == PathChoice::kHost) return PeerPath::kHost;
   GR_ASSIGN_OR_RETURN(const bool reach, PeerAccess(device, bus));

@@ -49,7 +49,7 @@ StatusOr<GpuIdentity> IdentityOf(int device);
 // The path between GPU `device` of this rank and `peer`'s GPU: kCudaIpc when
 // they are one GPU or have peer access, kHost otherwise (or as `choice`
 // forces); Unsupported for a peer on another host (`what` has no NET path:
-// only the ring's connectors do, ring_connectors.h) and for choice kCudaIpc
+// the ring's and the point-to-point connections have their own) and for choice kCudaIpc
 // without peer access, naming both GPUs.
 StatusOr<PeerPath> PathTo(CommLink& link, int peer, int device, const GpuIdentity& theirs, PathChoice choice,
                           const char* what);

@@ -102,7 +102,10 @@ StreamP2p::~StreamP2p() {
   cudaSetDevice(device_);
   WaitIdle();
   if (!connections_.empty()) SayGoodbye();
+  // Every peer's kernels ended (the goodbyes): peers may close now.
+  if (net_ != nullptr) net_->Quiesce();
   connections_.clear();
+  net_.reset();
   if (last_event_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(last_event_));
   if (side_stream_ != nullptr) {
     cudaStreamSynchronize(static_cast<cudaStream_t>(side_stream_));
@@ -165,6 +168,12 @@ Status StreamP2p::CheckErrors() {
     DevError e;
     std::memcpy(&e, error_, sizeof(e));
     Status status = FromDevError(e, link_);
+    // The proxy aborts the kernels when a NET connection fails: say which.
+    if (net_ != nullptr) {
+      if (Status net = net_->failure(); !net.ok()) {
+        status = RemoteError(std::string(net.message()) + "; " + std::string(status.message()));
+      }
+    }
     broken_ = status.message();
     return status;
   }
@@ -181,8 +190,13 @@ Status StreamP2p::CheckErrors() {
 StatusOr<P2pConnection*> StreamP2p::ConnectionTo(int peer) {
   auto it = connections_.find(peer);
   if (it != connections_.end()) return it->second.get();
-  GR_ASSIGN_OR_RETURN(
-      auto c, P2pConnection::Connect(link_, peer, device_, opt_.nchannels, opt_.buffer_bytes, opt_.connect_tag));
+  // Both ranks of the pair decide alike: the hosts, or GPURUN_COLL_NET.
+  const bool net = params::kCollNet.Get() == params::kCollNetAlways || !link_.SameHost(peer);
+  if (net && net_ == nullptr) {
+    GR_ASSIGN_OR_RETURN(net_, GpuNetProxy::CreateUnconnected(link_, abort_));
+  }
+  GR_ASSIGN_OR_RETURN(auto c, P2pConnection::Connect(link_, peer, device_, opt_.nchannels, opt_.buffer_bytes,
+                                                     opt_.connect_tag, net ? net_.get() : nullptr));
   P2pConnection* raw = c.get();
   connections_.emplace(peer, std::move(c));
   return raw;
@@ -324,6 +338,7 @@ Status StreamP2p::Launch(std::span<const StreamSend> sends, std::span<const Stre
     add(op);
   }
   if (status.ok()) {
+    if (net_ != nullptr) net_->Wake();
     status = cuda::FromCuda(static_cast<cudaError_t>(dev::LaunchP2pKernel(*l, stream)),
                             "launching the stream-ordered point-to-point kernel");
   }

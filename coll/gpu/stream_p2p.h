@@ -26,6 +26,12 @@
 // of that receive). After a failed wait the connection state is unknown and
 // every later call fails saying why.
 //
+// Across hosts (or with GPURUN_COLL_NET=always) a pair's connection is NET
+// (p2p_connection.h), its steps moved by a GpuNetProxy of this object's,
+// made with the first such pair without any collective step (the pair
+// swaps UCX addresses); a NET failure aborts the kernels and is reported,
+// naming the peer, by the next call.
+//
 // Thread safety: calls are serialised by a mutex.
 #ifndef GPURUN_COLL_GPU_STREAM_P2P_H_
 #define GPURUN_COLL_GPU_STREAM_P2P_H_
@@ -152,6 +158,9 @@ class StreamP2p {
   int device_;
   StreamP2pOptions opt_;
   std::mutex mu_;
+  // The proxy of NET connections (peers on other hosts), made with the first
+  // one; declared before connections_ so that it outlives them.
+  std::unique_ptr<GpuNetProxy> net_;
   std::map<int, std::unique_ptr<P2pConnection>> connections_;
   DevError* error_ = nullptr;          // host-mapped: failed waits
   DevError* message_error_ = nullptr;  // host-mapped: truncated / mismatched messages

@@ -355,8 +355,8 @@ std::vector<GpuCase> FirstStepCases() {
 // 2 ranks (both hops NET) and 4 ranks (each rank one NET hop and one over
 // CUDA IPC), LL and Simple forced and the tuner's choice, null and stream;
 // sizes up to 1 MiB + 5 elements of doubles, so Simple steps span slots and
-// slices. Also captured in CUDA graphs, and LL from just before its flag
-// wraps, on NET.
+// slices. Also captured in CUDA graphs, LL from just before its flag wraps,
+// and the collectives that run over point-to-point.
 std::vector<GpuCase> NetCases() {
   struct Row {
     matrix::Variant variant;
@@ -403,6 +403,23 @@ std::vector<GpuCase> NetCases() {
     g.limit_s = 600;
     g.env = {{"UCX_NET_DEVICES", "lo"}};
     cases.push_back(g);
+  }
+  // The collectives over point-to-point (alltoall(v), gather(v),
+  // scatter(v), allgatherv): host copies over UCX on the null stream, NET
+  // connections on a stream.
+  for (int ranks : {2, 4}) {
+    for (bool stream : {false, true}) {
+      GpuCase g;
+      g.name = ModeName(ranks, stream) + "_2nodes_p2p";
+      g.ranks = ranks;
+      g.nodes = 2;
+      g.stream = stream;
+      g.colls = P2pColls();
+      g.slice = kP2pSmall.flags;
+      g.limit_s = 300;
+      g.env = {{"UCX_NET_DEVICES", "lo"}};
+      cases.push_back(g);
+    }
   }
   GpuCase wrap;
   wrap.variant = {Algo::kRing, Proto::kLL};

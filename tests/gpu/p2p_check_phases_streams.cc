@@ -7,7 +7,8 @@
 // stream-ordered call refuses, truncated and mismatched messages),
 // stream-host (host buffers with a stream are grUnsupported and post
 // nothing) and pool (cudaMallocAsync memory: grUnsupported without a
-// stream, saying why; moved on a stream).
+// stream on one host, saying why, a host copy to another host; moved on a
+// stream).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -263,19 +264,29 @@ void HostBufferWithStream() {
   Expect(host == poison && host2 == poison, "a rejected call on a stream wrote a host buffer");
 }
 
-// Rank 0 sends cudaMallocAsync memory to rank 1: without a stream
-// grUnsupported saying why (CUDA IPC cannot export it) and nothing posted
-// (rank 1's next receive from rank 0 gets the message after); on a stream it
-// moves (the stream path copies through its own FIFOs, nothing is exported).
+// Rank 0 sends cudaMallocAsync memory to rank 1: without a stream, on one
+// host, grUnsupported saying why (CUDA IPC cannot export it) and nothing
+// posted (rank 1's next receive from rank 0 gets the message after); across
+// hosts it moves as a host copy (nothing is exported); on a stream it moves
+// (the stream path copies through its own FIFOs, nothing is exported).
 void Pool() {
   if (g.size < 2 || g.rank > 1) return;
   constexpr int kTag = 4600, kDoneTag = 4601, kStreamTag = 4602;
   int pools = 0;
   Cuda(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, g.device), "cudaDeviceGetAttribute");
+  grPeerInfo_t zero{}, one{};
+  Ok(grCommPeerInfo(g.world, 0, &zero), "grCommPeerInfo");
+  Ok(grCommPeerInfo(g.world, 1, &one), "grCommPeerInfo");
+  const bool apart = zero.node_id != one.node_id;
   uint8_t byte = 1;
   if (g.rank == 1) {
     std::vector<uint8_t> buf(4096);  // room for a message that should not come
     grStatus_t st{};
+    if (apart && pools != 0) {
+      Ok(grRecv(buf.data(), buf.size(), grByte, 0, GR_ANY_TAG, g.world, &st, GR_STREAM_HOST), "grRecv");
+      Expect(st.tag == kTag && st.bytes == 4096 && buf == std::vector<uint8_t>(4096, 7),
+             "pool memory sent to another host did not arrive whole (tag " + std::to_string(st.tag) + ")");
+    }
     Ok(grRecv(buf.data(), buf.size(), grByte, 0, GR_ANY_TAG, g.world, &st, GR_STREAM_HOST), "grRecv");
     Expect(st.tag == kDoneTag, "a rejected send of pool memory posted a message (tag " + std::to_string(st.tag) + ")");
     if (pools == 0) return;
@@ -297,12 +308,17 @@ void Pool() {
     std::string message;
     const grResult_t r = grSend(p, 4096, grByte, 1, kTag, g.world, GR_STREAM_HOST);
     message = grGetLastErrorMessage();
-    Expect(r == grUnsupported, std::string("grSend of cudaMallocAsync memory returned ") + grGetErrorString(r));
-    std::string lower = message;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    Expect(lower.find("ipc") != std::string::npos || lower.find("export") != std::string::npos,
-           "grSend of cudaMallocAsync memory: the message does not say CUDA IPC cannot export the memory: \"" +
-               message + "\"");
+    if (apart) {
+      Expect(r == grSuccess, std::string("grSend of cudaMallocAsync memory to another host returned ") +
+                                 grGetErrorString(r) + ": " + message);
+    } else {
+      Expect(r == grUnsupported, std::string("grSend of cudaMallocAsync memory returned ") + grGetErrorString(r));
+      std::string lower = message;
+      std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+      Expect(lower.find("ipc") != std::string::npos || lower.find("export") != std::string::npos,
+             "grSend of cudaMallocAsync memory: the message does not say CUDA IPC cannot export the memory: \"" +
+                 message + "\"");
+    }
   }
   Ok(grSend(&byte, 1, grByte, 1, kDoneTag, g.world, GR_STREAM_HOST), "grSend");
   if (p == nullptr) return;
