@@ -57,15 +57,19 @@ StatusOr<std::unique_ptr<P2pConnection>> P2pConnection::Connect(CommLink& link, 
   return c;
 }
 
-Status P2pConnection::ConnectNet(CommLink& link, int tag) {
+Status P2pConnection::SwapShapes(CommLink& link, int tag, ConnectionShape* them) {
   ConnectionShape me{};
   GR_ASSIGN_OR_RETURN(me.gpu, IdentityOf(device_));
   me.nchannels = nchannels_;
   me.buffer_bytes = buffer_bytes_;
+  GR_RETURN_IF_ERROR(Swap(link, peer_, tag, &me, them, sizeof(me)));
+  return CheckSameShape(link, peer_, me, *them, "stream-ordered point-to-point",
+                        "GPURUN_P2P_NCHANNELS / GPURUN_P2P_BUFFSIZE");
+}
+
+Status P2pConnection::ConnectNet(CommLink& link, int tag) {
   ConnectionShape them{};
-  GR_RETURN_IF_ERROR(Swap(link, peer_, tag, &me, &them, sizeof(me)));
-  GR_RETURN_IF_ERROR(CheckSameShape(link, peer_, me, them, "stream-ordered point-to-point",
-                                    "GPURUN_P2P_NCHANNELS / GPURUN_P2P_BUFFSIZE"));
+  GR_RETURN_IF_ERROR(SwapShapes(link, tag, &them));
   // The UCX worker addresses: lengths, then the bytes (the longer length each way).
   std::vector<std::byte> mine = net_->Address();
   const uint64_t length = mine.size();
@@ -93,20 +97,14 @@ Status P2pConnection::MakeNetSides() {
   const GpuNetLayout layout{buffer_bytes_, 0};
   net_side_bytes_ = AlignUp(layout.Bytes(), uint64_t{4096});
   const uint64_t bytes = net_side_bytes_ * 2 * static_cast<uint64_t>(nchannels_);
-  void* host = nullptr;
-  GR_CUDA_RETURN_IF_ERROR(cudaHostAlloc(&host, bytes, cudaHostAllocMapped | cudaHostAllocPortable));
-  net_memory_ = static_cast<uint8_t*>(host);
-  std::memset(host, 0, bytes);
-  void* dev = nullptr;
-  GR_CUDA_RETURN_IF_ERROR(cudaHostGetDevicePointer(&dev, host, 0));
-  net_device_ = static_cast<uint8_t*>(dev);
+  GR_ASSIGN_OR_RETURN(net_memory_, MappedHostMemory::Create(bytes));
   for (int ch = 0; ch < nchannels_; ++ch) {
     for (bool send : {false, true}) {
       GpuNetEdge edge;
       edge.peer = peer_;
       edge.send = send;
       edge.edge = static_cast<uint32_t>(ch);
-      edge.base = net_memory_ + (static_cast<uint64_t>(ch) * 2 + (send ? 1 : 0)) * net_side_bytes_;
+      edge.base = net_memory_->host() + (static_cast<uint64_t>(ch) * 2 + (send ? 1 : 0)) * net_side_bytes_;
       edge.layout = layout;
       edge.owner = this;
       edge.p2p = true;
@@ -118,7 +116,7 @@ Status P2pConnection::MakeNetSides() {
 }
 
 uint8_t* P2pConnection::NetSideOnDevice(bool send, int ch) const {
-  return net_device_ + (static_cast<uint64_t>(ch) * 2 + (send ? 1 : 0)) * net_side_bytes_;
+  return net_memory_->device((static_cast<uint64_t>(ch) * 2 + (send ? 1 : 0)) * net_side_bytes_);
 }
 
 void P2pConnection::WriteNetChannels(DevP2pSendChan* send, DevP2pRecvChan* recv) const {
@@ -142,14 +140,8 @@ void P2pConnection::WriteNetChannels(DevP2pSendChan* send, DevP2pRecvChan* recv)
 }
 
 StatusOr<PeerPath> P2pConnection::ChoosePath(CommLink& link, int tag) {
-  ConnectionShape me{};
-  GR_ASSIGN_OR_RETURN(me.gpu, IdentityOf(device_));
-  me.nchannels = nchannels_;
-  me.buffer_bytes = buffer_bytes_;
   ConnectionShape them{};
-  GR_RETURN_IF_ERROR(Swap(link, peer_, tag, &me, &them, sizeof(me)));
-  GR_RETURN_IF_ERROR(CheckSameShape(link, peer_, me, them, "stream-ordered point-to-point",
-                                    "GPURUN_P2P_NCHANNELS / GPURUN_P2P_BUFFSIZE"));
+  GR_RETURN_IF_ERROR(SwapShapes(link, tag, &them));
   GR_ASSIGN_OR_RETURN(const PathChoice choice, LoadPathChoice());
   return PathTo(link, peer_, device_, them.gpu, choice, "stream-ordered point-to-point");
 }
@@ -208,7 +200,7 @@ P2pConnection::~P2pConnection() {
   cudaSetDevice(device_);
   // The proxy lets go of the NET sides before their memory goes.
   if (net_edges_) net_->RemoveOwner(this);
-  if (net_memory_ != nullptr) cudaFreeHost(net_memory_);
+  net_memory_.reset();
   if (send_chans_ != nullptr) cudaFree(send_chans_);
   if (recv_chans_ != nullptr) cudaFree(recv_chans_);
 }

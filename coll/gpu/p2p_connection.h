@@ -69,6 +69,8 @@ class P2pConnection {
   // The NET set-up: shapes and UCX addresses swapped, this side's memory
   // made and its edges given to net_; then whether both sides succeeded.
   Status ConnectNet(CommLink& link, int tag);
+  // The first message each way: the GPU and the FIFO shape, checked alike.
+  Status SwapShapes(CommLink& link, int tag, ConnectionShape* them);
   Status MakeNetSides();
   void WriteNetChannels(DevP2pSendChan* send, DevP2pRecvChan* recv) const;
   uint8_t* NetSideOnDevice(bool send, int ch) const;
@@ -81,8 +83,7 @@ class P2pConnection {
   std::unique_ptr<PeerMapping> theirs_;
   GpuNetProxy* net_ = nullptr;
   uint64_t net_side_bytes_ = 0;
-  uint8_t* net_memory_ = nullptr;  // cudaHostAlloc: [channel][recv, send]
-  uint8_t* net_device_ = nullptr;
+  std::unique_ptr<MappedHostMemory> net_memory_;  // [channel][recv, send]
   bool net_edges_ = false;
   DevP2pSendChan* send_chans_ = nullptr;
   DevP2pRecvChan* recv_chans_ = nullptr;

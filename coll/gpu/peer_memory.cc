@@ -203,4 +203,20 @@ PeerMapping::~PeerMapping() {
   if (registered_) Unregister(device_, shm_);
 }
 
+StatusOr<std::unique_ptr<MappedHostMemory>> MappedHostMemory::Create(uint64_t bytes) {
+  std::unique_ptr<MappedHostMemory> m(new MappedHostMemory());
+  void* host = nullptr;
+  GR_CUDA_RETURN_IF_ERROR(cudaHostAlloc(&host, bytes, cudaHostAllocMapped | cudaHostAllocPortable));
+  m->host_ = static_cast<uint8_t*>(host);
+  std::memset(host, 0, bytes);
+  void* dev = nullptr;
+  GR_CUDA_RETURN_IF_ERROR(cudaHostGetDevicePointer(&dev, host, 0));
+  m->device_ = static_cast<uint8_t*>(dev);
+  return m;
+}
+
+MappedHostMemory::~MappedHostMemory() {
+  if (host_ != nullptr) cudaFreeHost(host_);
+}
+
 }  // namespace gpurun::coll

@@ -118,6 +118,26 @@ class OwnMemory {
   void* device_ptr_ = nullptr;
 };
 
+// Zeroed pinned host memory that this process's GPU maps (cudaHostAlloc,
+// mapped and portable): this rank's side of a NET connection
+// (coll/host/gpu_net_proxy.h), which no peer maps.
+class MappedHostMemory {
+ public:
+  static StatusOr<std::unique_ptr<MappedHostMemory>> Create(uint64_t bytes);
+  ~MappedHostMemory();
+  MappedHostMemory(const MappedHostMemory&) = delete;
+  MappedHostMemory& operator=(const MappedHostMemory&) = delete;
+
+  uint8_t* host() const { return host_; }
+  // The device address of host() + offset.
+  uint8_t* device(uint64_t offset) const { return device_ + offset; }
+
+ private:
+  MappedHostMemory() = default;
+  uint8_t* host_ = nullptr;
+  uint8_t* device_ = nullptr;
+};
+
 class PeerMapping {
  public:
   static StatusOr<std::unique_ptr<PeerMapping>> Open(const PeerMemoryRecord& record, int device);

@@ -212,11 +212,11 @@ Status RingConnectors::Exchange(CommLink& link) {
 uint8_t* RingConnectors::NetSide(bool send, int ch) const {
   const uint64_t sides = (net_prev_ ? 1 : 0) + (net_next_ ? 1 : 0);
   const uint64_t index = static_cast<uint64_t>(ch) * sides + (send && net_prev_ ? 1 : 0);
-  return net_memory_ + index * net_side_bytes_;
+  return net_memory_->host() + index * net_side_bytes_;
 }
 
 uint8_t* RingConnectors::NetSideOnDevice(bool send, int ch) const {
-  return net_device_ + (NetSide(send, ch) - net_memory_);
+  return net_memory_->device(static_cast<uint64_t>(NetSide(send, ch) - net_memory_->host()));
 }
 
 Status RingConnectors::MakeNetSides(uint64_t first_step) {
@@ -225,13 +225,7 @@ Status RingConnectors::MakeNetSides(uint64_t first_step) {
   net_side_bytes_ = AlignUp(net_layout_.Bytes(), uint64_t{4096});
   const uint64_t sides = (net_prev_ ? 1 : 0) + (net_next_ ? 1 : 0);
   const uint64_t bytes = net_side_bytes_ * sides * static_cast<uint64_t>(nchannels_);
-  void* host = nullptr;
-  GR_CUDA_RETURN_IF_ERROR(cudaHostAlloc(&host, bytes, cudaHostAllocMapped | cudaHostAllocPortable));
-  net_memory_ = static_cast<uint8_t*>(host);
-  std::memset(host, 0, bytes);
-  void* dev = nullptr;
-  GR_CUDA_RETURN_IF_ERROR(cudaHostGetDevicePointer(&dev, host, 0));
-  net_device_ = static_cast<uint8_t*>(dev);
+  GR_ASSIGN_OR_RETURN(net_memory_, MappedHostMemory::Create(bytes));
   for (int ch = 0; ch < nchannels_; ++ch) {
     for (bool send : {false, true}) {
       if (!(send ? net_next_ : net_prev_)) continue;
@@ -312,7 +306,7 @@ RingConnectors::~RingConnectors() {
   cudaSetDevice(device_);
   // The proxy lets go of the NET sides before their memory goes.
   if (net_edges_) net_->RemoveOwner(this);
-  if (net_memory_ != nullptr) cudaFreeHost(net_memory_);
+  net_memory_.reset();
   if (channels_ != nullptr) cudaFree(channels_);
   if (ring_ranks_ != nullptr) cudaFree(ring_ranks_);
 }

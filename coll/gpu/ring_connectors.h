@@ -125,12 +125,11 @@ class RingConnectors {
   bool net_prev_ = false;  // the previous rank is on another host (prev_ is null)
   bool net_next_ = false;  // the next rank is on another host
   GpuNetLayout net_layout_;
-  uint64_t net_side_bytes_ = 0;     // one side's memory, page-rounded
-  uint8_t* net_memory_ = nullptr;   // cudaHostAlloc: [channel][recv, send] sides that are NET
-  uint8_t* net_device_ = nullptr;   // its device address
-  bool net_edges_ = false;          // edges added to net_
-  DevChannel* channels_ = nullptr;  // device memory
-  std::vector<int> positions_;      // rank -> ring position
+  uint64_t net_side_bytes_ = 0;                   // one side's memory, page-rounded
+  std::unique_ptr<MappedHostMemory> net_memory_;  // [channel][recv, send] sides that are NET
+  bool net_edges_ = false;                        // edges added to net_
+  DevChannel* channels_ = nullptr;                // device memory
+  std::vector<int> positions_;                    // rank -> ring position
   int position_ = 0;
   int prev_rank_ = 0;
   int next_rank_ = 0;
