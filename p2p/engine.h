@@ -246,6 +246,7 @@ class Engine : public WireSink {
   bool IsDeviceData(const void* data, size_t bytes) const {
     return device_ != nullptr && bytes > 0 && device_->IsDevice(data);
   }
+  // A device send over a wire that carries the rendezvous (the caller checked).
   StatusOr<Request*> IsendDeviceLocked(Request* r, const SendArgs& args);
   // A GPU send buffer bound for a wire that moves host memory only (UCX,
   // across hosts): a host copy of its bytes, made at the call (so the send

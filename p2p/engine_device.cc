@@ -60,10 +60,6 @@ StatusOr<Request*> Engine::IsendDeviceLocked(Request* r, const SendArgs& args) {
     pool_.Free(r);
     return error;
   };
-  if (!wire->CarriesDeviceRendezvous()) {
-    return fail(InternalError("a device rendezvous over the " + std::string(wire->name()) +
-                              " wire, which moves host memory only (such sends are staged: StageDeviceSend)"));
-  }
   if (Status exported = device_->Export(args.data, args.bytes, &r->rts.data); !exported.ok()) return fail(exported);
   r->device = true;
   r->device_send_id = next_device_send_++;

@@ -96,15 +96,14 @@ Status P2pConnection::ConnectNet(CommLink& link, int tag) {
 Status P2pConnection::MakeNetSides() {
   const GpuNetLayout layout{buffer_bytes_, 0};
   net_side_bytes_ = AlignUp(layout.Bytes(), uint64_t{4096});
-  const uint64_t bytes = net_side_bytes_ * 2 * static_cast<uint64_t>(nchannels_);
-  GR_ASSIGN_OR_RETURN(net_memory_, MappedHostMemory::Create(bytes));
+  GR_ASSIGN_OR_RETURN(net_memory_, MappedHostMemory::Create(NetSideOffset(false, nchannels_)));
   for (int ch = 0; ch < nchannels_; ++ch) {
     for (bool send : {false, true}) {
       GpuNetEdge edge;
       edge.peer = peer_;
       edge.send = send;
       edge.edge = static_cast<uint32_t>(ch);
-      edge.base = net_memory_->host() + (static_cast<uint64_t>(ch) * 2 + (send ? 1 : 0)) * net_side_bytes_;
+      edge.base = net_memory_->host() + NetSideOffset(send, ch);
       edge.layout = layout;
       edge.owner = this;
       edge.p2p = true;
@@ -115,13 +114,13 @@ Status P2pConnection::MakeNetSides() {
   return OkStatus();
 }
 
-uint8_t* P2pConnection::NetSideOnDevice(bool send, int ch) const {
-  return net_memory_->device((static_cast<uint64_t>(ch) * 2 + (send ? 1 : 0)) * net_side_bytes_);
+uint64_t P2pConnection::NetSideOffset(bool send, int ch) const {
+  return (static_cast<uint64_t>(ch) * 2 + (send ? 1 : 0)) * net_side_bytes_;
 }
 
 void P2pConnection::WriteNetChannels(DevP2pSendChan* send, DevP2pRecvChan* recv) const {
   for (int ch = 0; ch < nchannels_; ++ch) {
-    uint8_t* out = NetSideOnDevice(true, ch);
+    uint8_t* out = net_memory_->device(NetSideOffset(true, ch));
     DevP2pSendChan& s = send[ch];
     s.fifo = out + GpuNetLayout::kFifo;
     s.tail = reinterpret_cast<uint64_t*>(out + GpuNetLayout::kTail);
@@ -129,7 +128,7 @@ void P2pConnection::WriteNetChannels(DevP2pSendChan* send, DevP2pRecvChan* recv)
     s.head = reinterpret_cast<const uint64_t*>(out + GpuNetLayout::kHead);
     s.net_sizes = reinterpret_cast<uint32_t*>(out + GpuNetLayout::kSizes);
     s.step = 0;
-    uint8_t* in = NetSideOnDevice(false, ch);
+    uint8_t* in = net_memory_->device(NetSideOffset(false, ch));
     DevP2pRecvChan& r = recv[ch];
     r.fifo = in + GpuNetLayout::kFifo;
     r.tail = reinterpret_cast<const uint64_t*>(in + GpuNetLayout::kTail);
@@ -170,30 +169,37 @@ Status P2pConnection::Exchange(CommLink& link, int tag) {
 Status P2pConnection::WriteChannels() {
   std::vector<DevP2pSendChan> send(static_cast<size_t>(nchannels_));
   std::vector<DevP2pRecvChan> recv(static_cast<size_t>(nchannels_));
-  void* mine = net_ == nullptr ? mine_->device_ptr() : nullptr;
-  void* theirs = net_ == nullptr ? theirs_->device_ptr() : nullptr;
-  if (net_ != nullptr) WriteNetChannels(send.data(), recv.data());
-  for (int ch = 0; ch < nchannels_ && net_ == nullptr; ++ch) {
-    const uint64_t counters = kCounterStride * static_cast<uint64_t>(ch);
-    const uint64_t fifo = kControlBytes + buffer_bytes_ * static_cast<uint64_t>(ch);
-    DevP2pSendChan& s = send[static_cast<size_t>(ch)];
-    s.fifo = At(theirs, fifo);
-    s.tail = reinterpret_cast<uint64_t*>(At(theirs, counters));
-    s.headers = reinterpret_cast<DevP2pHeader*>(At(theirs, counters + kHeadersOffset));
-    s.head = reinterpret_cast<const uint64_t*>(At(mine, counters + kHeadOffset));
-    s.step = 0;
-    DevP2pRecvChan& r = recv[static_cast<size_t>(ch)];
-    r.fifo = At(mine, fifo);
-    r.tail = reinterpret_cast<const uint64_t*>(At(mine, counters));
-    r.headers = reinterpret_cast<const DevP2pHeader*>(At(mine, counters + kHeadersOffset));
-    r.head = reinterpret_cast<uint64_t*>(At(theirs, counters + kHeadOffset));
-    r.step = 0;
+  if (net_ != nullptr) {
+    WriteNetChannels(send.data(), recv.data());
+  } else {
+    WriteMappedChannels(send.data(), recv.data());
   }
   GR_ASSIGN_OR_RETURN(void* s, cuda::UploadToDevice(device_, send.data(), sizeof(DevP2pSendChan) * send.size()));
   send_chans_ = static_cast<DevP2pSendChan*>(s);
   GR_ASSIGN_OR_RETURN(void* r, cuda::UploadToDevice(device_, recv.data(), sizeof(DevP2pRecvChan) * recv.size()));
   recv_chans_ = static_cast<DevP2pRecvChan*>(r);
   return OkStatus();
+}
+
+void P2pConnection::WriteMappedChannels(DevP2pSendChan* send, DevP2pRecvChan* recv) const {
+  void* mine = mine_->device_ptr();
+  void* theirs = theirs_->device_ptr();
+  for (int ch = 0; ch < nchannels_; ++ch) {
+    const uint64_t counters = kCounterStride * static_cast<uint64_t>(ch);
+    const uint64_t fifo = kControlBytes + buffer_bytes_ * static_cast<uint64_t>(ch);
+    DevP2pSendChan& s = send[ch];
+    s.fifo = At(theirs, fifo);
+    s.tail = reinterpret_cast<uint64_t*>(At(theirs, counters));
+    s.headers = reinterpret_cast<DevP2pHeader*>(At(theirs, counters + kHeadersOffset));
+    s.head = reinterpret_cast<const uint64_t*>(At(mine, counters + kHeadOffset));
+    s.step = 0;
+    DevP2pRecvChan& r = recv[ch];
+    r.fifo = At(mine, fifo);
+    r.tail = reinterpret_cast<const uint64_t*>(At(mine, counters));
+    r.headers = reinterpret_cast<const DevP2pHeader*>(At(mine, counters + kHeadersOffset));
+    r.head = reinterpret_cast<uint64_t*>(At(theirs, counters + kHeadOffset));
+    r.step = 0;
+  }
 }
 
 P2pConnection::~P2pConnection() {

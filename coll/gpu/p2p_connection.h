@@ -72,8 +72,12 @@ class P2pConnection {
   // The first message each way: the GPU and the FIFO shape, checked alike.
   Status SwapShapes(CommLink& link, int tag, ConnectionShape* them);
   Status MakeNetSides();
+  // The kernels' channel tables: NET sides, or the two mapped buffers.
   void WriteNetChannels(DevP2pSendChan* send, DevP2pRecvChan* recv) const;
-  uint8_t* NetSideOnDevice(bool send, int ch) const;
+  void WriteMappedChannels(DevP2pSendChan* send, DevP2pRecvChan* recv) const;
+  // Where channel `ch`'s sending (or receiving) side starts in net_memory_
+  // (channel nchannels_'s receiving one: the size of it all).
+  uint64_t NetSideOffset(bool send, int ch) const;
 
   int peer_;
   int device_;

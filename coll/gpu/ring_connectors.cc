@@ -101,15 +101,15 @@ StatusOr<PeerPath> RingConnectors::OrderAndPath(CommLink& link, const Connection
   GR_ASSIGN_OR_RETURN(*order, topo::RingOrderFor(params::kGpuRing.Get(), hosts, bus_ids));
   GR_RETURN_IF_ERROR(SetOrder(*order, link.rank()));
   GR_ASSIGN_OR_RETURN(const PathChoice choice, LoadPathChoice());
-  const bool all_net = params::kCollNet.Get() == params::kCollNetAlways;
   PeerPath path = PeerPath::kCudaIpc;
   for (int peer : {prev_rank_, next_rank_}) {
     const ConnectionShape& r = all[static_cast<size_t>(peer)];
     GR_RETURN_IF_ERROR(CheckSameShape(link, peer, me, r, "GPU ring", "GPURUN_GPU_NCHANNELS / GPURUN_GPU_BUFFSIZE"));
-    if (all_net || !link.SameHost(peer)) {
+    if (IsNetPeer(link, peer)) {
       if (net_ == nullptr) return InternalError("a GPU ring with NET hops but no NET proxy");
-      (peer == prev_rank_ ? net_prev_ : net_next_) = true;
-      if (peer == next_rank_) net_next_ = true;  // also prev's rank (two ranks)
+      // With two ranks the one peer is both neighbours.
+      net_prev_ = net_prev_ || peer == prev_rank_;
+      net_next_ = net_next_ || peer == next_rank_;
       continue;
     }
     GR_ASSIGN_OR_RETURN(const PeerPath p, PathTo(link, peer, device_, r.gpu, choice, "GPU collectives"));
@@ -209,27 +209,20 @@ Status RingConnectors::Exchange(CommLink& link) {
   return OkStatus();
 }
 
-uint8_t* RingConnectors::NetSide(bool send, int ch) const {
+uint64_t RingConnectors::NetSideOffset(bool send, int ch) const {
   const uint64_t sides = (net_prev_ ? 1 : 0) + (net_next_ ? 1 : 0);
-  const uint64_t index = static_cast<uint64_t>(ch) * sides + (send && net_prev_ ? 1 : 0);
-  return net_memory_->host() + index * net_side_bytes_;
-}
-
-uint8_t* RingConnectors::NetSideOnDevice(bool send, int ch) const {
-  return net_memory_->device(static_cast<uint64_t>(NetSide(send, ch) - net_memory_->host()));
+  return (static_cast<uint64_t>(ch) * sides + (send && net_prev_ ? 1 : 0)) * net_side_bytes_;
 }
 
 Status RingConnectors::MakeNetSides(uint64_t first_step) {
   if (!net_prev_ && !net_next_) return OkStatus();
   net_layout_ = GpuNetLayout{buffer_bytes_, ll_buffer_bytes_};
   net_side_bytes_ = AlignUp(net_layout_.Bytes(), uint64_t{4096});
-  const uint64_t sides = (net_prev_ ? 1 : 0) + (net_next_ ? 1 : 0);
-  const uint64_t bytes = net_side_bytes_ * sides * static_cast<uint64_t>(nchannels_);
-  GR_ASSIGN_OR_RETURN(net_memory_, MappedHostMemory::Create(bytes));
+  GR_ASSIGN_OR_RETURN(net_memory_, MappedHostMemory::Create(NetSideOffset(false, nchannels_)));
   for (int ch = 0; ch < nchannels_; ++ch) {
     for (bool send : {false, true}) {
       if (!(send ? net_next_ : net_prev_)) continue;
-      uint8_t* side = NetSide(send, ch);
+      uint8_t* side = net_memory_->host() + NetSideOffset(send, ch);
       if (first_step != 0) StartNetSide(side, net_layout_, first_step, !send);
       GpuNetEdge edge;
       edge.peer = send ? next_rank_ : prev_rank_;
@@ -268,7 +261,7 @@ Status RingConnectors::WriteChannels(uint64_t first_step) {
     const bool ll128 = ll128_buffer_bytes_ > 0;
     DevChannel& d = table[static_cast<size_t>(ch)];
     if (net_prev_) {
-      uint8_t* side = NetSideOnDevice(false, ch);
+      uint8_t* side = net_memory_->device(NetSideOffset(false, ch));
       d.recv.fifo = side + GpuNetLayout::kFifo;
       d.recv.ll_fifo = side + net_layout_.LLFifo();
       d.recv.tail = reinterpret_cast<const uint64_t*>(side + GpuNetLayout::kTail);
@@ -281,7 +274,7 @@ Status RingConnectors::WriteChannels(uint64_t first_step) {
       d.recv.head = reinterpret_cast<uint64_t*>(At(prev, counters + 128));
     }
     if (net_next_) {
-      uint8_t* side = NetSideOnDevice(true, ch);
+      uint8_t* side = net_memory_->device(NetSideOffset(true, ch));
       d.send.fifo = side + GpuNetLayout::kFifo;
       d.send.ll_fifo = side + net_layout_.LLFifo();
       d.send.tail = reinterpret_cast<uint64_t*>(side + GpuNetLayout::kTail);

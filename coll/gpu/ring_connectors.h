@@ -105,10 +105,10 @@ class RingConnectors {
   Status StartAt(CommLink& link, uint64_t first_step);
   // This rank's side of the NET hops: memory, first-step state, proxy edges.
   Status MakeNetSides(uint64_t first_step);
-  // Channel `ch`'s side of the NET hop to the next rank (`send`) or from
-  // the previous one, host and device addresses.
-  uint8_t* NetSide(bool send, int ch) const;
-  uint8_t* NetSideOnDevice(bool send, int ch) const;
+  // Where channel `ch`'s side of the NET hop to the next rank (`send`) or
+  // from the previous one starts in net_memory_ (channel nchannels_'s first:
+  // the size of it all).
+  uint64_t NetSideOffset(bool send, int ch) const;
   Status WriteChannels(uint64_t first_step);
 
   int device_ = -1;

@@ -190,8 +190,7 @@ Status StreamP2p::CheckErrors() {
 StatusOr<P2pConnection*> StreamP2p::ConnectionTo(int peer) {
   auto it = connections_.find(peer);
   if (it != connections_.end()) return it->second.get();
-  // Both ranks of the pair decide alike: the hosts, or GPURUN_COLL_NET.
-  const bool net = params::kCollNet.Get() == params::kCollNetAlways || !link_.SameHost(peer);
+  const bool net = IsNetPeer(link_, peer);
   if (net && net_ == nullptr) {
     GR_ASSIGN_OR_RETURN(net_, GpuNetProxy::CreateUnconnected(link_, abort_));
   }

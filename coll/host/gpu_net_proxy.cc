@@ -9,6 +9,7 @@
 #include "coll/host/net_open.h"
 #include "coll/wire_format.h"
 #include "runtime/base/log.h"
+#include "runtime/base/param_table.h"
 
 namespace gpurun::coll {
 namespace {
@@ -64,6 +65,10 @@ struct GpuNetProxy::Moving {
     return edge.base + GpuNetLayout::kHeaders + (step % kFifoSteps) * GpuNetLayout::kHeaderBytes;
   }
 };
+
+bool IsNetPeer(CommLink& link, int peer) {
+  return params::kCollNet.Get() == params::kCollNetAlways || !link.SameHost(peer);
+}
 
 GpuNetProxy::GpuNetProxy(CommLink& link, uint32_t* abort) : link_(link), abort_(abort) {}
 
@@ -135,12 +140,14 @@ void GpuNetProxy::RemoveOwner(const void* owner) {
       ++it;
       continue;
     }
-    if (net_) {
-      for (p2p::UcxNetOp& op : (*it)->ops) net_->Cancel(&op);
-      for (p2p::UcxNetOp& op : (*it)->header_ops) net_->Cancel(&op);
-    }
+    if (net_) CancelOps(**it);
     it = edges_.erase(it);
   }
+}
+
+void GpuNetProxy::CancelOps(Moving& m) {
+  for (p2p::UcxNetOp& op : m.ops) net_->Cancel(&op);
+  for (p2p::UcxNetOp& op : m.header_ops) net_->Cancel(&op);
 }
 
 Status GpuNetProxy::failure() const {
@@ -151,25 +158,23 @@ Status GpuNetProxy::failure() const {
 void GpuNetProxy::Fail(Moving& m, const Status& why) {
   if (m.failed) return;
   m.failed = true;
-  const std::string who = link_.DescribePeer(m.edge.peer);
+  const std::string name = "GPU NET connection " + std::to_string(m.edge.edge) + (m.edge.send ? " to " : " from ") +
+                           link_.DescribePeer(m.edge.peer);
   if (quiet_.load(std::memory_order_acquire)) {
-    GR_LOG(Trace, Net) << "GPU NET connection " << m.edge.edge << (m.edge.send ? " to " : " from ") << who
-                       << " ended after the last collective: " << why.message();
+    GR_LOG(Trace, Net) << name << " ended after the last collective: " << why.message();
     return;
   }
   bool first = false;
   {
     std::lock_guard<std::mutex> lock(failure_mu_);
     if (failure_.ok()) {
-      failure_ = RemoteError("GPU NET connection " + std::to_string(m.edge.edge) + (m.edge.send ? " to " : " from ") +
-                             who + " failed: " + std::string(why.message()));
+      failure_ = RemoteError(name + " failed: " + std::string(why.message()));
       first = true;
     }
   }
   std::atomic_ref<uint32_t>(*abort_).store(1, std::memory_order_release);
   // One warning per proxy; the other connections that fail with it at INFO.
-  const std::string what = "GPU NET connection " + std::to_string(m.edge.edge) + (m.edge.send ? " to " : " from ") +
-                           who + " failed; the GPU collectives are aborted: " + std::string(why.message());
+  const std::string what = name + " failed; the GPU collectives are aborted: " + std::string(why.message());
   if (first) {
     GR_LOG(Warn, Net) << what;
   } else {
@@ -342,10 +347,7 @@ void GpuNetProxy::Stop() {
   if (stopped_) return;
   stopped_ = true;
   if (!net_) return;
-  for (auto& m : edges_) {
-    for (p2p::UcxNetOp& op : m->ops) net_->Cancel(&op);
-    for (p2p::UcxNetOp& op : m->header_ops) net_->Cancel(&op);
-  }
+  for (auto& m : edges_) CancelOps(*m);
   net_->Close(2.0);
   net_.reset();
 }

@@ -94,6 +94,11 @@ struct GpuNetEdge {
   bool p2p = false;
 };
 
+// Whether the GPU path reaches `peer` (another rank) over NET: it is on
+// another host, or GPURUN_COLL_NET=always puts every hop there. Both ranks
+// of a pair answer alike.
+bool IsNetPeer(CommLink& link, int peer);
+
 class GpuNetProxy {
  public:
   static constexpr int kGoneIdlePasses = 4;
@@ -137,6 +142,7 @@ class GpuNetProxy {
   GpuNetProxy(CommLink& link, uint32_t* abort);
   void Run();
   bool PassLocked();
+  void CancelOps(Moving& m);
   bool MoveSend(Moving& m);
   bool MoveRecv(Moving& m);
   // Whether both of step `step`'s operations (the header's only on a

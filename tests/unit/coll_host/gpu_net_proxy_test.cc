@@ -144,8 +144,22 @@ std::string RunTwo(const Body& body) {
   return errors[0] + (errors[1].empty() ? "" : " / rank 1: " + errors[1]);
 }
 
-// Both directions at once, `steps` steps each from `first`; then, as
-// GpuColl's teardown does, a barrier and Quiesce before the memory goes.
+// The end of an exchange, as GpuColl's teardown: every step sent from
+// `out` (up to step `end`) left this side, a barrier, Quiesce, the edges
+// let go; then what went wrong, if anything.
+std::string Finish(int rank, GpuNetProxy& proxy, ThreadWorld& world, uint8_t* out, uint64_t end, std::string got,
+                   const std::string& error) {
+  if (got.empty() && !WaitFor([&] { return Load(out, GpuNetLayout::kHead) == end; })) got = "sends never completed";
+  char done = 1;
+  std::vector<char> all(2);
+  if (Status s = world.AllGather(rank, &done, 1, all.data()); !s.ok()) return s.ToString();
+  proxy.Quiesce();
+  proxy.RemoveOwner(&proxy);
+  if (Status s = proxy.failure(); !s.ok()) return s.ToString();
+  return error.empty() ? got : error;
+}
+
+// Both directions at once, `steps` steps each from `first`, then Finish.
 std::string Exchange(int rank, GpuNetProxy& proxy, ThreadWorld& world, uint64_t first, uint64_t steps) {
   Memory out = NewMemory();
   Memory in = NewMemory();
@@ -170,17 +184,7 @@ std::string Exchange(int rank, GpuNetProxy& proxy, ThreadWorld& world, uint64_t 
   std::string got;
   for (uint64_t s = first; s < first + steps && got.empty(); ++s) got = RecvStep(in.get(), s);
   sender.join();
-  // Every step left this side before the memory goes.
-  if (got.empty() && !WaitFor([&] { return Load(out.get(), GpuNetLayout::kHead) == first + steps; })) {
-    got = "sends never completed";
-  }
-  char done = 1;
-  std::vector<char> all(2);
-  if (Status s = world.AllGather(rank, &done, 1, all.data()); !s.ok()) return s.ToString();
-  proxy.Quiesce();
-  proxy.RemoveOwner(&proxy);
-  if (Status s = proxy.failure(); !s.ok()) return s.ToString();
-  return error.empty() ? got : error;
+  return Finish(rank, proxy, world, out.get(), first + steps, got, error);
 }
 
 TEST(GpuNetProxy, SimpleAndLLStepsArriveRoundTheFifo) {
@@ -301,16 +305,7 @@ TEST(GpuNetProxy, PointToPointStepsCarryTheirHeaders) {
                 Post(base, GpuNetLayout::kHead, s + 1);
               }
               sender.join();
-              if (got.empty() && !WaitFor([&] { return Load(out.get(), GpuNetLayout::kHead) == kSteps; })) {
-                got = "sends never completed";
-              }
-              char done = 1;
-              std::vector<char> all(2);
-              if (Status s = world.AllGather(rank, &done, 1, all.data()); !s.ok()) return s.ToString();
-              proxy.Quiesce();
-              proxy.RemoveOwner(&proxy);
-              if (Status s = proxy.failure(); !s.ok()) return s.ToString();
-              return error.empty() ? got : error;
+              return Finish(rank, proxy, world, out.get(), kSteps, got, error);
             }),
             "");
 }
