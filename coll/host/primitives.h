@@ -59,7 +59,14 @@ class Prims {
   enum : unsigned { kRecv = 1, kSend = 2, kSrc = 4, kDst = 8, kPost = 16 };
 
   // Connection steps are rounded up to a multiple of chunk_steps first (as
-  // NCCL's loadRecvConn/loadSendConn), so that Simple slices never wrap.
+  // NCCL's loadRecvConn/loadSendConn), so that Simple slices never wrap. A
+  // shared-memory receiver releases the steps it skips at once: they carry
+  // nothing, and the sender's credit counts from the head, so leaving it
+  // behind shrank the FIFO by up to chunk_steps - 1 slots. A ring allgather
+  // then deadlocked (every rank holding a received chunk while it waited for
+  // credit to send the next: 4 ranks, four 1.2 MB reduces with one step per
+  // chunk, then a 1.2 MB allgather with four). NET receivers release them
+  // in SkipNet, once the proxy has them.
   Prims(const PrimConfig& config, RecvConn* const* recv, int nrecv, SendConn* const* send, int nsend)
       : cfg_(config), nrecv_(nrecv), nsend_(nsend) {
     const auto round = static_cast<uint64_t>(config.steps.chunk_steps);
@@ -67,7 +74,13 @@ class Prims {
       recv_[k] = recv[k];
       recv_from_[k] = recv_[k]->step;
       if (round != 1) recv_[k]->step = AlignUp(recv_[k]->step, round);
-      net_skip_ = net_skip_ || (recv_[k]->net && recv_[k]->step != recv_from_[k]);
+      if (recv_[k]->step != recv_from_[k]) {
+        if (recv_[k]->net) {
+          net_skip_ = true;
+        } else {
+          recv_[k]->header->head.post(recv_[k]->step);
+        }
+      }
     }
     for (int k = 0; k < nsend; ++k) {
       send_[k] = send[k];

@@ -188,6 +188,28 @@ TEST(HostCollNet, StepRoundingAcrossFunctions) {
   EXPECT_EQ(RunCases(world, cases), "");
 }
 
+// The same on shared memory: the receiver of an edge releases the steps it
+// skips when it rounds up, or the sender's credit, counted from the head,
+// lags by up to 3 slots. Four reduces (one step per chunk; each leaves the
+// edge into its root's next idle, so every edge ends 57 steps on) then an
+// allgather (4-step chunks, from step 60): with 5 free slots instead of 8
+// every rank held a received chunk while it waited for credit to send the
+// next, a deadlock.
+TEST(HostCollRounding, SkippedStepsAreReleasedOnSharedMemory) {
+  ASSERT_TRUE(ParamRegistry::Global().Override("GPURUN_TIMEOUT", "20s").ok());
+  for (Func last : {Func::kAllGather, Func::kReduceScatter}) {
+    ThreadWorld world({0, 0, 0, 0}, NewUnique());
+    std::vector<CollCase> cases;
+    for (int root = 0; root < 4; ++root) {
+      cases.push_back(CollCase{Func::kReduce, Algo::kRing, Protocol::kSimple, DataType::kInt32, RedOp::kMax, 300000,
+                               false, 1, root});
+    }
+    cases.push_back(CollCase{last, Algo::kRing, Protocol::kSimple, DataType::kInt32, RedOp::kSum, 300000, false, 1, 0});
+    EXPECT_EQ(RunCases(world, cases), "") << FuncName(last);
+  }
+  ParamRegistry::Global().Reset();
+}
+
 // A forced LL128 across hosts is an error naming why, on every rank.
 TEST(HostCollNet, ForcedLL128AcrossHostsIsInvalidUsage) {
   ThreadWorld world({0, 1}, NewUnique());
