@@ -2,6 +2,7 @@
 // (transport_plan.h). The shm and ucx wires live in p2p/shm and p2p/ucx; a
 // build without one of them (GPURUN_HAVE_SHM_WIRE / GPURUN_HAVE_UCX_WIRE unset
 // by p2p/CMakeLists.txt) fails here with grUnsupported when a job needs it.
+#include "p2p/core_sharing.h"
 #include "p2p/engine.h"
 
 #include <sched.h>
@@ -97,10 +98,10 @@ StatusOr<std::unique_ptr<Engine>> Engine::Create(Bootstrap& bootstrap, const std
   std::unique_ptr<PeerMonitor> monitor = PeerMonitor::Create(rank, peers);
   const int local_ranks = rank >= 0 && rank < static_cast<int>(peers.size()) ? peers[rank].local_size : 1;
   const int cores = UsableCores();
-  const bool shared_cores = local_ranks > cores;
+  const bool shared_cores = SharesCores(peers, rank);
   GR_LOG(Info, P2p) << "point-to-point engine: " << wires.size() << " wire(s); watching " << monitor->watched()
-                    << " same-host peer process(es); " << local_ranks << " rank(s) on " << cores << " core(s)"
-                    << (shared_cores ? ": short spins" : "");
+                    << " same-host peer process(es); " << local_ranks << " rank(s) on this host, this one on " << cores
+                    << " core(s)" << (shared_cores ? ": short spins" : "");
   return std::unique_ptr<Engine>(
       new Engine(rank, std::move(wires), std::move(wire_of_peer), std::move(monitor), shared_cores));
 }

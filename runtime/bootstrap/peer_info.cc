@@ -1,6 +1,7 @@
 // PeerInfo encoding and exchange (see peer_info.h).
 #include "runtime/bootstrap/peer_info.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,8 +15,9 @@
 namespace gpurun {
 namespace {
 
-// Fixed little header of int32 fields, then the host name bytes.
-constexpr size_t kIntFields = 6;
+// Fixed little header of int32 fields (the last: how many CPU ids follow),
+// then the CPU ids (int32 each), then the host name bytes.
+constexpr size_t kIntFields = 7;
 
 void PutInt(std::vector<std::byte>& out, int32_t v) {
   const auto* p = reinterpret_cast<const std::byte*>(&v);
@@ -49,8 +51,20 @@ Status CheckLocalRanks(const std::vector<PeerInfo>& peers) {
 
 }  // namespace
 
+std::vector<int> AffinityCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  return cpus;
+}
+
 PeerInfo LocalPeerInfo(const RankIdentity& id) {
-  PeerInfo info{id.rank, id.local_rank, id.local_size, id.node_id, static_cast<int>(getpid()), id.host, false};
+  PeerInfo info{id.rank, id.local_rank, id.local_size, id.node_id, static_cast<int>(getpid()),
+                id.host, false,         AffinityCpus()};
   const std::string& host_id = params::kHostId.Get();
   if (!host_id.empty()) {
     info.host = host_id;
@@ -73,9 +87,10 @@ void RegroupByHost(std::vector<PeerInfo>& peers) {
 std::vector<std::byte> EncodePeerInfo(const PeerInfo& info) {
   std::vector<std::byte> out;
   for (int32_t v : {info.rank, info.local_rank, info.local_size, info.node_id, info.pid,
-                    static_cast<int32_t>(info.host_overridden)}) {
+                    static_cast<int32_t>(info.host_overridden), static_cast<int32_t>(info.cpus.size())}) {
     PutInt(out, v);
   }
+  for (int cpu : info.cpus) PutInt(out, cpu);
   const auto* h = reinterpret_cast<const std::byte*>(info.host.data());
   out.insert(out.end(), h, h + info.host.size());
   return out;
@@ -87,7 +102,13 @@ StatusOr<PeerInfo> DecodePeerInfo(std::span<const std::byte> blob) {
   }
   PeerInfo info{GetInt(blob, 0),     GetInt(blob, 1), GetInt(blob, 2), GetInt(blob, 3), GetInt(blob, 4), "",
                 GetInt(blob, 5) != 0};
-  const auto host = blob.subspan(kIntFields * sizeof(int32_t));
+  const int32_t ncpus = GetInt(blob, 6);
+  if (ncpus < 0 || static_cast<size_t>(ncpus) > (blob.size() / sizeof(int32_t)) - kIntFields) {
+    return InternalError("peer info of " + std::to_string(blob.size()) + " bytes claims " + std::to_string(ncpus) +
+                         " CPU ids");
+  }
+  for (int32_t i = 0; i < ncpus; ++i) info.cpus.push_back(GetInt(blob, kIntFields + static_cast<size_t>(i)));
+  const auto host = blob.subspan((kIntFields + static_cast<size_t>(ncpus)) * sizeof(int32_t));
   info.host.assign(reinterpret_cast<const char*>(host.data()), host.size());
   return info;
 }

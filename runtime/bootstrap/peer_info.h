@@ -24,7 +24,13 @@ struct PeerInfo {
   std::string host;
   // The host came from GPURUN_HOST_ID (a virtual node), not from the launcher.
   bool host_overridden = false;
+  // The CPUs the process may run on at grInit (sched_getaffinity), ascending;
+  // empty when unknown. How many ranks share a core (p2p/core_sharing.h).
+  std::vector<int> cpus{};
 };
+
+// This process's CPU affinity, ascending (empty if the kernel refuses).
+std::vector<int> AffinityCpus();
 
 // This process's entry, from the bootstrap identity; GPURUN_HOST_ID, when set,
 // replaces the host.

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
+
 namespace gpurun {
 namespace {
 
@@ -15,6 +18,25 @@ TEST(PeerInfo, EncodeDecodeRoundTrip) {
   EXPECT_EQ(out->node_id, 2);
   EXPECT_EQ(out->pid, 4242);
   EXPECT_EQ(out->host, "node-a.example");
+  EXPECT_TRUE(out->cpus.empty());
+}
+
+TEST(PeerInfo, CpusRoundTripAndABadCountIsRefused) {
+  PeerInfo in{3, 0, 2, 0, 77, "h", false, {0, 5, 63}};
+  StatusOr<PeerInfo> out = DecodePeerInfo(EncodePeerInfo(in));
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->cpus, (std::vector<int>{0, 5, 63}));
+  EXPECT_EQ(out->host, "h");
+  std::vector<std::byte> blob = EncodePeerInfo(in);
+  const int32_t too_many = 1000;
+  std::memcpy(blob.data() + 6 * sizeof(int32_t), &too_many, sizeof(too_many));
+  EXPECT_EQ(DecodePeerInfo(blob).status().code(), grInternalError);
+}
+
+TEST(PeerInfo, LocalEntryCarriesThisProcessesAffinity) {
+  const std::vector<int> cpus = AffinityCpus();
+  ASSERT_FALSE(cpus.empty());
+  EXPECT_TRUE(std::is_sorted(cpus.begin(), cpus.end()));
 }
 
 TEST(PeerInfo, EmptyHostAndShortBlob) {
