@@ -8,6 +8,7 @@
 
 #include "coll/host/algorithms.h"
 #include "coll/host/host_coll_impl.h"
+#include "coll/host/oneshot_messages.h"
 #include "coll/host/reduce.h"
 #include "coll/tuner/tuner_tables.h"
 #include "runtime/base/param_table.h"
@@ -78,6 +79,12 @@ StatusOr<TuneChoice> HostCollImpl::Choose(const CollCall& call, const TuneChoice
                           (all_net_ ? "every edge on NET (GPURUN_COLL_NET=always)" : "ranks on several hosts") + ": " +
                           kLL128NetReason);
     }
+    if (HostRunsAsMessages(call.func, forced->algo) && (forced->proto != Protocol::kSimple || forced->nchannels != 1)) {
+      return InvalidUsage(std::string("forced oneshot ") + FuncName(call.func) + " with protocol " +
+                          ProtocolName(forced->proto) + " and " + std::to_string(forced->nchannels) +
+                          " channel(s): it moves each block as one point-to-point message (single copy on one "
+                          "host), so it has protocol simple and one channel only");
+    }
     if (forced->nchannels < 1 || forced->nchannels > kMaxChannels) {
       return InvalidUsage("forced channel count " + std::to_string(forced->nchannels) + " is outside 1.." +
                           std::to_string(kMaxChannels));
@@ -112,7 +119,8 @@ Status HostCollImpl::Run(const CollCall& call, const TuneChoice* forced) {
   const PlanKey key = PlanCache::KeyOf(call, forced, forced == nullptr ? params::kNChannels.Get() : 0);
   CachedPlan& slot = plans_.SlotFor(key);
   if (slot.valid && slot.key == key) [[likely]] {
-    Status status = RunWorks(call, slot.nworks, slot.works, slot.fns, slot.groups, slot.configs);
+    Status status = slot.messages ? RunMessages(call)
+                                  : RunWorks(call, slot.nworks, slot.works, slot.fns, slot.groups, slot.configs);
     if (!status.ok()) [[unlikely]]
       broken_ = status;
     return status;
@@ -120,7 +128,16 @@ Status HostCollImpl::Run(const CollCall& call, const TuneChoice* forced) {
   GR_ASSIGN_OR_RETURN(const TuneChoice choice, Choose(call, forced));
   if (call.count == 0) return OkStatus();
   if (link_.size() == 1) return RunSingleRank(call);
-  Status status = Execute(call, choice, key, slot);
+  Status status;
+  if (HostRunsAsMessages(call.func, choice.algo)) {
+    slot.valid = true;
+    slot.messages = true;
+    slot.key = key;
+    slot.nworks = 0;
+    status = RunMessages(call);
+  } else {
+    status = Execute(call, choice, key, slot);
+  }
   if (!status.ok()) broken_ = status;
   return status;
 }
@@ -179,6 +196,7 @@ Status HostCollImpl::Execute(const CollCall& call, const TuneChoice& choice, con
   }
   if (nworks > kCachedWorks) return RunWorks(call, nworks, works, fns, groups, configs);
   slot.valid = false;
+  slot.messages = false;
   slot.key = key;
   slot.nworks = nworks;
   for (int i = 0; i < nworks; ++i) {
@@ -201,6 +219,10 @@ Status HostCollImpl::RunWorks(const CollCall& call, int nworks, const WorkDesc* 
     GR_PRIMS_RETURN_IF_ERROR(fns[i](args));
   }
   return OkStatus();
+}
+
+Status HostCollImpl::RunMessages(const CollCall& call) {
+  return call.func == Func::kBroadcast ? OneShotBroadcast(link_, call) : OneShotAllGather(link_, call);
 }
 
 }  // namespace gpurun::coll

@@ -45,6 +45,8 @@ class HostCollImpl final : public HostColl {
   Status Execute(const CollCall& call, const TuneChoice& choice, const PlanKey& key, CachedPlan& slot);
   Status RunWorks(const CollCall& call, int nworks, const WorkDesc* works, const WorkFn* fns, ConnGroup* const* groups,
                   const PrimConfig* configs);
+  // Oneshot allgather / broadcast (oneshot_messages.h).
+  Status RunMessages(const CollCall& call);
   PrimConfig BaseConfig(const CollCall& call, const TuneChoice& choice) const;
   Status RunSingleRank(const CollCall& call);
   StatusOr<ConnGroup*> Group(Algo algo, Protocol proto, int channel);

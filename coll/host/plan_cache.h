@@ -3,9 +3,9 @@
 // the planner, the connector-group lookup and the primitives' configuration:
 // what the call then does is run its works. Direct-mapped, kPlanCacheSlots
 // entries, each holding up to kCachedWorks works (one channel: a ring or
-// one-shot work, or the tree's two); a plan with more works (forced extra
-// channels) runs uncached. Fixed size, no allocation; not thread-safe (as
-// HostColl::Run).
+// one-shot work, or the tree's two) or the mark of a call that runs as
+// messages; a plan with more works (forced extra channels) runs uncached. Fixed size, no allocation; not thread-safe
+// (as HostColl::Run).
 //
 // Everything a cached plan depends on is in its key or fixed for the
 // HostColl's life: the call's (func, type, op, count, root), the forced
@@ -46,9 +46,11 @@ struct PlanKey {
 };
 
 // A ready-to-run plan: its works, their algorithms, groups and primitive
-// configurations.
+// configurations; or, for oneshot allgather / broadcast, that the call runs
+// as point-to-point messages (oneshot_messages.h), with no works.
 struct CachedPlan {
   bool valid = false;
+  bool messages = false;
   PlanKey key;
   int nworks = 0;
   WorkDesc works[kCachedWorks];

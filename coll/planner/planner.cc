@@ -12,6 +12,7 @@ namespace gpurun::coll {
 
 bool HostAlgoExists(Func func, Algo algo) {
   if (algo == Algo::kRing) return true;
+  if (HostRunsAsMessages(func, algo)) return true;
   return (algo == Algo::kTree || algo == Algo::kOneShot) && func == Func::kAllReduce;
 }
 
@@ -76,6 +77,10 @@ StatusOr<int> PlanCollective(const PlanInput& in, std::span<WorkDesc> out) {
   if (!HostAlgoExists(in.func, in.algo)) {
     return InvalidUsage(std::string("the host collective engine has no ") + AlgoName(in.algo) + " " +
                         FuncName(in.func));
+  }
+  if (HostRunsAsMessages(in.func, in.algo)) {
+    return InvalidUsage(std::string("the host collective engine runs ") + AlgoName(in.algo) + " " + FuncName(in.func) +
+                        " as point-to-point messages: it has no works to plan");
   }
   if (in.nchannels < 1 || in.nchannels > in.max_channels) {
     return InvalidArgument("channel count " + std::to_string(in.nchannels) + " is outside 1.." +

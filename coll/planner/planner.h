@@ -67,15 +67,23 @@ inline constexpr uint64_t kNetOneStepMaxBytes = 512 * 1024;
 ChunkSteps PlanSteps(const PlanInput& input);
 
 // Whether the host executor has (func, algo): ring for all five functions,
-// tree and oneshot for AllReduce only (NCCL has no tree AllGather /
-// ReduceScatter, and its broadcast / reduce are ring-only too). Oneshot
-// further needs every rank on one host, which the caller checks (a property
-// of the communicator, not of the plan).
+// tree for AllReduce only (NCCL has no tree AllGather / ReduceScatter, and
+// its broadcast / reduce are ring-only too), oneshot for AllReduce,
+// AllGather and Broadcast.
 bool HostAlgoExists(Func func, Algo algo);
+
+// Whether the host executor runs (func, algo) as point-to-point messages
+// (coll/host/oneshot_messages.h) rather than works: oneshot AllGather and
+// Broadcast. PlanCollective has nothing to plan for them. (Oneshot
+// AllReduce is works over connectors: it reduces on the way.)
+constexpr bool HostRunsAsMessages(Func func, Algo algo) {
+  return algo == Algo::kOneShot && (func == Func::kAllGather || func == Func::kBroadcast);
+}
 
 // Fills `out` (at least kMaxWorks entries) and returns how many works it
 // wrote; works with nothing to do (part_count 0) are left out, so a count of
-// 0 gives none. InvalidUsage for an algorithm the function lacks; InvalidArgument
+// 0 gives none. InvalidUsage for an algorithm the function lacks or one that
+// runs as messages (HostRunsAsMessages); InvalidArgument
 // for a bad channel count or a FIFO too small for the protocol.
 StatusOr<int> PlanCollective(const PlanInput& input, std::span<WorkDesc> out);
 

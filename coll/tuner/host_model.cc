@@ -5,6 +5,7 @@
 
 #include "coll/patterns/double_binary_tree.h"
 #include "coll/patterns/step_counts.h"
+#include "coll/planner/planner.h"
 
 namespace gpurun::coll {
 namespace {
@@ -30,6 +31,33 @@ double RingSides(Func func, int nranks) {
     case Func::kReduce: return nranks == 2 ? 1 : 2;
   }
   return 0;
+}
+
+// Oneshot allgather / broadcast as point-to-point messages: every rank takes
+// each of its n - 1 peers' blocks (allgather) or the root's buffer
+// (broadcast) as one message, in turn: the messages' fixed cost, a hop per
+// local peer and a NET hop per peer on another node. Sides on one host: 1,
+// since the receiver copies each byte once straight from the sender's memory
+// and the sender copies nothing (allgather: (n-1)/n of the output read, 1/n
+// its own block copied). A NET peer also costs its sender a side: 1/n of the
+// output per NET peer for allgather (and its receive is a NET side), the
+// whole buffer per NET peer at the broadcast's root (counted on top of a
+// receiver's side: a bound). NET sides at the NET bandwidth, the rest at
+// side_bw.
+void MessageCost(const TunerTables& tables, const HostShape& shape, Func func, double side_bw, HostCost* cost,
+                 double* path_us) {
+  const int local = (shape.nnodes > 1 ? std::min(shape.local_ranks, shape.nranks) : shape.nranks) - 1;
+  const int net = shape.nranks - 1 - local;
+  const int a = static_cast<int>(Algo::kOneShot), p = static_cast<int>(Protocol::kSimple);
+  cost->latency_us += tables.message_us;
+  *path_us = net * tables.net_hop_us[p] + local * tables.hop_us[a][p];
+  const double net_sides = func == Func::kAllGather ? 2.0 * net / shape.nranks : net;
+  const double local_sides = 1.0 - (func == Func::kAllGather ? 1.0 * net / shape.nranks : 0.0);
+  cost->sides = net_sides + local_sides;
+  if (net > 0) {
+    const double net_bw = std::min(side_bw, tables.net_gbps[a][p]);
+    cost->side_gbps = cost->sides / (net_sides / net_bw + local_sides / side_bw);
+  }
 }
 
 }  // namespace
@@ -96,6 +124,9 @@ HostCost HostCostOf(const TunerTables& tables, const HostShape& shape, Func func
           passes * (shape.tree_intra_hops[t] * tables.hop_us[a][p] + shape.tree_inter_hops[t] * tables.net_hop_us[p]);
     }
     cost.sides = passes * shape.tree_sides;
+  } else if (HostRunsAsMessages(func, algo)) {
+    if (nchannels != 1) return HostCost{};  // one channel only (oneshot_messages.h)
+    MessageCost(tables, shape, func, side_bw, &cost, &path_us);
   } else if (algo == Algo::kOneShot) {
     // Peers on other nodes (NET) and on this one: a NET hop per NET peer, in
     // turn (the proxy sends and receives their messages one after another),

@@ -98,12 +98,20 @@ double BestChannels(const ShapeCache& cache, const TuneInput& input, int a, Prot
 }
 
 // What the host path implements for `func` on `nnodes` nodes: "ring with ll, ll128, simple; tree with ...".
+// A protocol is there where its bandwidth for the function is (tuner_tables.h); no LL128 across nodes.
 std::string ImplementedText(Func func, int nnodes) {
+  const bool reduces = func == Func::kReduce || func == Func::kReduceScatter || func == Func::kAllReduce;
   std::string out;
   for (Algo a : kHostAlgos) {
     if (!kHostTables.implemented[static_cast<int>(func)][static_cast<int>(a)]) continue;
-    out += (out.empty() ? "" : "; ") + std::string(AlgoName(a)) +
-           (nnodes > 1 ? " with ll, simple" : " with ll, ll128, simple");
+    std::string protos;
+    for (Protocol p : {Protocol::kLL, Protocol::kLL128, Protocol::kSimple}) {
+      const auto ai = static_cast<int>(a), pi = static_cast<int>(p);
+      const double bw = reduces ? kHostTables.reduce_gbps[ai][pi] : kHostTables.copy_gbps[ai][pi];
+      if (bw <= 0 || (nnodes > 1 && p == Protocol::kLL128)) continue;
+      protos += (protos.empty() ? "" : ", ") + std::string(ProtocolName(p));
+    }
+    out += (out.empty() ? "" : "; ") + std::string(AlgoName(a)) + " with " + protos;
   }
   if (nnodes > 1) out += std::string("; not ll128: ") + kHostLL128NetReason;
   return out;

@@ -63,6 +63,20 @@
 //      two, as the model has it. That day every NET time was about 2.7 times
 //      shorter than Y's (ring/Simple 8-512 B: 8.4-9.3 us against 23.4); the
 //      ratios are what the choice uses.
+//   D  oneshot allgather and broadcast (point-to-point messages,
+//      coll/host/oneshot_messages.h), 2026-12-01 07:00-07:40 UTC, idle
+//      machine (by then a 2-vCPU Intel Xeon VM, 2 MiB L2 a core):
+//      GPURUN_ALGO=oneshot|ring GPURUN_PROTO=simple build/bin/gpurun -n 2
+//      --bind-to core build/bin/gpurun-bench allgather|bcast -b 8 -e 8M -f 2
+//      -c 1, alternating, two rounds, after the p2p engine's core-sharing fix
+//      (p2p/core_sharing.h). Allgather (out of place, total bytes), oneshot
+//      against ring: 8 KiB 1.15-1.21 / 1.20-1.27 us, 16 KiB 1.72 / 1.68-1.72,
+//      32 KiB 2.66 / 3.28-3.33, 64 KiB 3.11 / 5.81, 512 KiB 13.9 / 32.3,
+//      2 MiB 121-135 / 175-182, 8 MiB 574-629 / 721-750. Broadcast in
+//      place: 8 KiB 1.08-1.10 / 0.88-0.95, 32 KiB 1.84-1.89 / 1.80-2.50,
+//      512 KiB 16.0-16.4 / 27.5-28.8, 2 MiB 168-169 / 141-252, 8 MiB 718-722 /
+//      615-619; out of place the ring is slower (2 MiB 260-268, 8 MiB
+//      1088-1161) and oneshot the same.
 //
 // Not measurable here: anything with more than 2 ranks (4 ranks on 2 vCPUs
 // measure oversubscription: 40-120 us at 8 B), so hop costs for longer rings
@@ -94,6 +108,10 @@ constexpr TunerTables MakeHostTables() {
   for (int f = 0; f < kNumFuncs; ++f) t.implemented[f][kRing] = true;
   t.implemented[static_cast<int>(Func::kAllReduce)][kTree] = true;
   t.implemented[static_cast<int>(Func::kAllReduce)][kOneShot] = true;  // across nodes over NET too (host_model.h)
+  // Oneshot allgather and broadcast: point-to-point messages, simple only
+  // (copy_gbps below; LL and LL128 stay 0).
+  t.implemented[static_cast<int>(Func::kAllGather)][kOneShot] = true;
+  t.implemented[static_cast<int>(Func::kBroadcast)][kOneShot] = true;
 
   for (int a : {kTree, kRing, kOneShot}) {
     // B: base + work 0.311 (LL), 0.286 (Simple) us, less the work below;
@@ -148,6 +166,19 @@ constexpr TunerTables MakeHostTables() {
   t.copy_gbps[kRing][kLL] = 2.49;
   t.copy_gbps[kRing][kLL128] = 3.27;
   t.copy_gbps[kRing][kSimple] = 21.40;
+  // D, oneshot allgather / broadcast (simple only: LL and LL128 stay 0, so
+  // the tuner never offers them and a forced one is refused). Effective
+  // values, not the messages' own costs, chosen so that the model's
+  // crossover with ring/simple falls where D measured it, 16-32 KiB: the
+  // 2-8 MiB slope ratio ring / oneshot of D's allgather (90 / 75 ns a KiB:
+  // 1.2) on the ring's copy bandwidth, and a fixed cost of 0.2 us (the
+  // rendezvous itself costs ~1.3 us, D's 64-512 KiB intercept, but the ring's
+  // per-slice cost at mid sizes, which the model has no term for, is larger
+  // still). From 2 MiB an in-place broadcast is 1.2x faster on the ring (D);
+  // the choice has no in-place input, and an out-of-place one is 1.5x
+  // faster as oneshot, so broadcast stays oneshot there too.
+  t.copy_gbps[kOneShot][kSimple] = 1.2 * t.copy_gbps[kRing][kSimple];
+  t.message_us = 0.2;
   // Not measured (no tree broadcast on the host yet): the ring's, so that
   // implementing one is a one-line change above.
   for (int p = 0; p < kNumProtocols; ++p) t.copy_gbps[kTree][p] = t.copy_gbps[kRing][p];

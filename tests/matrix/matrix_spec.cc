@@ -117,9 +117,14 @@ std::optional<Proto> ProtoByName(std::string_view name) {
 namespace {
 
 // The engine's algorithms per collective: ring everywhere, tree and oneshot
-// (every rank on one host) for allreduce (and barrier, a small allreduce);
-// none for the point-to-point ones. Two-shot is the GPU path's only.
+// for allreduce (and barrier, a small allreduce), oneshot with simple only
+// for allgather and broadcast (point-to-point messages,
+// coll/host/oneshot_messages.h); none for the point-to-point ones. Two-shot
+// is the GPU path's only.
 bool HasTree(Coll coll) { return coll == Coll::kAllreduce || coll == Coll::kBarrier; }
+bool HasOneShotMessages(Coll coll) {
+  return coll == Coll::kAllgather || coll == Coll::kBcast || coll == Coll::kBroadcast;
+}
 bool HasAlgorithm(Coll coll) {
   switch (coll) {
     case Coll::kAllreduce:
@@ -135,8 +140,9 @@ bool HasAlgorithm(Coll coll) {
 
 }  // namespace
 
-bool ExpectRejected(Coll coll, Algo algo, Proto /*proto: every protocol exists for both algorithms*/) {
+bool ExpectRejected(Coll coll, Algo algo, Proto proto) {
   if (algo == Algo::kTwoShot) return HasAlgorithm(coll);
+  if (algo == Algo::kOneShot && HasOneShotMessages(coll)) return proto != Proto::kAuto && proto != Proto::kSimple;
   return HasAlgorithm(coll) && (algo == Algo::kTree || algo == Algo::kOneShot) && !HasTree(coll);
 }
 

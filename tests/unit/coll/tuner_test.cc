@@ -122,16 +122,23 @@ TEST_F(TunerTest, OneRankIsRingSimpleAtBaseCost) {
   }
 }
 
-TEST_F(TunerTest, HostPathImplementsRingEverywhereTreeAndOneshotForAllreduceOnly) {
+TEST_F(TunerTest, HostPathImplementsRingEverywhereTreeForAllreduceOneshotForThreeFunctions) {
   for (Func func : kFuncs) {
     const TuneInput input = Input(func, 4096, 4);
     const TuneInput across = Input(func, 4096, 4, 2);
+    const bool messages = func == Func::kAllGather || func == Func::kBroadcast;
     for (Protocol p : kAllProtos) {
       EXPECT_GT(PredictHostUs(input, Algo::kRing, p, 1), 0) << FuncName(func);
       EXPECT_EQ(PredictHostUs(input, Algo::kTree, p, 1) > 0, func == Func::kAllReduce) << FuncName(func);
-      EXPECT_EQ(PredictHostUs(input, Algo::kOneShot, p, 1) > 0, func == Func::kAllReduce) << FuncName(func);
-      EXPECT_EQ(PredictHostUs(across, Algo::kOneShot, p, 1) > 0, func == Func::kAllReduce && p != Protocol::kLL128)
+      // Oneshot allgather / broadcast are point-to-point messages: simple
+      // only, one channel, on one host and across hosts alike.
+      const bool oneshot = func == Func::kAllReduce || (messages && p == Protocol::kSimple);
+      EXPECT_EQ(PredictHostUs(input, Algo::kOneShot, p, 1) > 0, oneshot) << FuncName(func) << " " << ProtocolName(p);
+      EXPECT_EQ(PredictHostUs(across, Algo::kOneShot, p, 1) > 0, oneshot && p != Protocol::kLL128)
           << FuncName(func) << " across hosts: oneshot over NET, which has no ll128";
+      if (messages) {
+        EXPECT_LT(PredictHostUs(input, Algo::kOneShot, p, 2), 0) << "one channel only";
+      }
       for (Algo a : {Algo::kNvls, Algo::kTwoShot}) EXPECT_LT(PredictHostUs(input, a, p, 1), 0);
       EXPECT_LT(PredictHostUs(input, Algo::kRing, p, 0), 0);
       EXPECT_LT(PredictHostUs(input, Algo::kRing, p, kHostMaxChannels + 1), 0);
@@ -159,6 +166,26 @@ TEST_F(TunerTest, TreeWinsSmallAllreducesOnlyWhereItIsShallower) {
   EXPECT_EQ(ChooseOk(Input(Func::kAllReduce, 8, 4), ring_tree).algo, Algo::kRing);
   EXPECT_EQ(ChooseOk(Input(Func::kAllReduce, 8, 16), ring_tree).algo, Algo::kTree);
   EXPECT_EQ(ChooseOk(Input(Func::kAllReduce, kGiB, 16), ring_tree).algo, Algo::kRing) << "the tree moves more";
+}
+
+TEST_F(TunerTest, OneshotTakesAllgatherAndBroadcastFromTheirCrossover) {
+  // On one host the messages copy each byte once, the ring's FIFOs twice
+  // (tuner_tables_host.cc D: the crossover is 16-32 KiB with two ranks).
+  for (Func func : {Func::kAllGather, Func::kBroadcast}) {
+    EXPECT_EQ(ChooseOk(Input(func, 8, 2)).algo, Algo::kRing) << FuncName(func);
+    EXPECT_EQ(ChooseOk(Input(func, 8192, 2)).algo, Algo::kRing) << FuncName(func);
+    for (uint64_t bytes : {uint64_t{65536}, uint64_t{1} << 20, kGiB}) {
+      const TuneChoice c = ChooseOk(Input(func, bytes, 2));
+      EXPECT_EQ(c.algo, Algo::kOneShot) << FuncName(func) << " " << bytes;
+      EXPECT_EQ(c.proto, Protocol::kSimple);
+      EXPECT_EQ(c.nchannels, 1);
+    }
+    // Across hosts the messages move no fewer bytes than the ring: the ring.
+    EXPECT_EQ(ChooseOk(Input(func, 1 << 20, 2, 2)).algo, Algo::kRing) << FuncName(func);
+    // GPURUN_PROTO=ll leaves oneshot out; GPURUN_ALGO=oneshot keeps it.
+    EXPECT_EQ(ChooseOk(Input(func, 1 << 20, 2), Override("", "ll")).algo, Algo::kRing);
+    EXPECT_EQ(ChooseOk(Input(func, 8, 2), Override("oneshot", "")).algo, Algo::kOneShot);
+  }
 }
 
 TEST_F(TunerTest, OneshotTakesSmallAllreducesWhereItHasFewerHops) {
@@ -252,8 +279,12 @@ TEST_F(TunerTest, ImpossibleForcedChoicesAreInvalidUsage) {
   for (Func func : kFuncs) {
     ExpectInvalidUsage(Input(func, 1024, 4), Override("nvls", ""), {"GPURUN_ALGO", "nvls", FuncName(func)});
     ExpectInvalidUsage(Input(func, 1024, 4), Override("twoshot", ""), {"GPURUN_ALGO", "twoshot"});
-    if (func != Func::kAllReduce) {
+    if (func == Func::kReduce || func == Func::kReduceScatter) {
       ExpectInvalidUsage(Input(func, 1024, 4), Override("oneshot", ""), {"GPURUN_ALGO", "oneshot"});
+    }
+    if (func == Func::kAllGather || func == Func::kBroadcast) {  // messages: simple only
+      ExpectInvalidUsage(Input(func, 1024, 4), Override("oneshot", "ll,ll128"),
+                         {"GPURUN_ALGO", "oneshot", "ll", "oneshot with simple"});
     }
   }
   // Oneshot exists for allreduce, on one host and across hosts (over NET, without ll128).

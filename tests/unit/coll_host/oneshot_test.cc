@@ -196,18 +196,5 @@ TEST(OneShotAcrossHosts, ForcedLL128IsInvalidUsage) {
   EXPECT_EQ(SegmentsLeft(world.unique()), 0);
 }
 
-TEST(OneShotErrors, OnlyAllReduceHasOneShot) {
-  ThreadWorld world(OneHost(2), NewUnique());
-  EXPECT_EQ(RunRanks(world,
-                     [](int, HostCollImpl& coll, ThreadWorld&) -> std::string {
-                       std::vector<float> buf(8);
-                       CollCall call{Func::kBroadcast, buf.data(), buf.data(), 8, DataType::kFloat32, RedOp::kSum, 0};
-                       const TuneChoice forced{Algo::kOneShot, Protocol::kLL, 1, 0};
-                       const Status s = coll.Run(call, &forced);
-                       return s.code() == grInvalidUsage ? "" : "want invalid usage, got " + s.ToString();
-                     }),
-            "");
-}
-
 }  // namespace
 }  // namespace gpurun::coll

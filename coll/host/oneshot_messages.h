@@ -1,0 +1,44 @@
+// The host executor's one-shot AllGather and Broadcast: every rank takes
+// each peer's block (AllGather) or the root's buffer (Broadcast) as one
+// point-to-point message of the CommLink, sent straight from the caller's
+// buffer, instead of through connectors. On one host the point-to-point
+// engine moves a message above GPURUN_SHM_EAGER_LIMIT by rendezvous: the
+// receiver copies it ONCE, from the sender's memory into its own, by
+// process_vm_readv (p2p/shm/shm_cma.h), where the ring copies every byte into
+// a FIFO and out again. From 16 KiB a rank that is what Open MPI's shared
+// memory transport does too (single copy). Across hosts the messages take the
+// engine's UCX wire; GPURUN_COLL_NET does not apply to them.
+//
+// Protocol simple (the messages are the engine's), one channel: the choice
+// (host_coll.cc) refuses any other for these. Tags: kOneShotAllGatherTag and
+// kOneShotBroadcastTag on the communicator's internal context. A rank posts
+// at most kOneShotStepsInFlight peers' messages at once, then completes them
+// all: every rank walks the same steps (step k: send to rank + k, receive
+// from rank - k; Broadcast: the root's k-th send), so a step's partner is in
+// the same batch and the batches cannot deadlock. Waits are the CommLink's:
+// bounded by GPURUN_TIMEOUT, a dead or aborted peer ends them naming it. On
+// an error the requests already posted are still completed (their buffers
+// are the caller's) before the first error is returned.
+#ifndef GPURUN_COLL_HOST_ONESHOT_MESSAGES_H_
+#define GPURUN_COLL_HOST_ONESHOT_MESSAGES_H_
+
+#include "coll/coll_types.h"
+#include "coll/host/comm_link.h"
+#include "coll/host/host_coll.h"
+#include "coll/planner/planner.h"
+#include "runtime/base/status.h"
+
+namespace gpurun::coll {
+
+inline constexpr int kOneShotAllGatherTag = kCollExecutorTagBase;
+inline constexpr int kOneShotBroadcastTag = kCollExecutorTagBase + 1;
+inline constexpr int kOneShotStepsInFlight = 32;
+
+// The calls HostRunsAsMessages (coll/planner/planner.h) names. `call.func` must be AllGather or Broadcast, count > 0,
+// on 2 or more ranks.
+Status OneShotAllGather(CommLink& link, const CollCall& call);
+Status OneShotBroadcast(CommLink& link, const CollCall& call);
+
+}  // namespace gpurun::coll
+
+#endif  // GPURUN_COLL_HOST_ONESHOT_MESSAGES_H_
