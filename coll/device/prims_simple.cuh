@@ -31,7 +31,10 @@ class PrimsSimple : public PrimsCalls<PrimsSimple<D, RedFn, Fan>, typename Elem<
   using S = typename Elem<D>::Storage;
 
   // `peers` is the block's connections (shared memory); steps are rounded
-  // up to a whole chunk as the host executor does.
+  // up to a whole chunk as the host executor does, and the receiver returns
+  // the skipped steps' credit at once (NCCL's loadRecvConn does too): they
+  // carry nothing, and a head left behind shrinks the sender's FIFO by up to
+  // chunk_steps - 1 slots, which deadlocked the host ring (primitives.h).
   __device__ PrimsSimple(const DevLaunch& l, const WorkDesc& w, const DevPeers<Fan>* peers, int* failed)
       : l_(l), peers_(peers), failed_(failed) {
     steps_.chunk_steps = w.chunk_steps;
@@ -42,6 +45,9 @@ class PrimsSimple : public PrimsCalls<PrimsSimple<D, RedFn, Fan>, typename Elem<
     recv_step_ = AlignUp(peers->recv_step, round);
     send_step_ = AlignUp(peers->send_step, round);
     net_from_ = peers->send_step;
+    if (threadIdx.x == 0 && recv_step_ != peers->recv_step) {
+      for (int k = 0; k < Fan && k < peers->nrecv; ++k) StoreReleaseSys(peers->recv[k].head, recv_step_);
+    }
   }
 
   // Stores the step counters back into device memory for the next launch

@@ -481,6 +481,35 @@ TEST(GpuMatrixCases, RequiredCollectivesAreNeverAllowedUnsupported) {
 
 class CollMatrixGpu : public GpuMatrixTest {};
 
+// Ring Simple rounds an edge's step up to a whole chunk when the chunk
+// changes (1 step for reduce, 4 for allgather and reducescatter); the
+// receiver must return the skipped steps' credit (prims_simple.cuh). Four
+// reduces of 360000 bytes, one with each root, on one channel: the GPU
+// planner's chunk is then its 128 KiB minimum (gpu_launch.cc: a quarter of
+// the call is less), so 3 chunks of one step each, and every edge is used in
+// 3 of the 4 reduces: 9 steps on. Then an allgather or reducescatter of the
+// same count starts at step 12: without the credit the head stays at 9 and
+// the second chunk's sends (from step 16) wait for a head of 10 while every
+// rank holds the slices it received, a deadlock (the host ring had it too:
+// HostCollRounding in the unit tests). GPURUN_TIMEOUT turns a hang into a
+// failure naming the wait.
+std::vector<GpuCase> RoundingCases() {
+  std::vector<GpuCase> cases;
+  for (Coll last : {Coll::kAllgather, Coll::kReducescatter}) {
+    GpuCase g;
+    g.variant = {Algo::kRing, Proto::kSimple};
+    g.name = ModeName(4, true) + "_rounding_reduce_then_" + matrix::CollName(last);
+    g.ranks = 4;
+    g.stream = true;
+    g.colls = {Coll::kReduce, last};
+    g.slice = {"--types=int32", "--ops=max", "--sizes=360000", "--offsets=0", "--inplace=out", "--roots=all"};
+    g.env = {{"GPURUN_GPU_NCHANNELS", "1"}, {"GPURUN_TIMEOUT", "60"}};
+    g.limit_s = 300;
+    cases.push_back(g);
+  }
+  return cases;
+}
+
 TEST_P(CollMatrixGpu, DeviceBuffers) { matrix::RunMatrixJob(Job()); }
 
 INSTANTIATE_TEST_SUITE_P(Supported, CollMatrixGpu, ::testing::ValuesIn(SupportedCases()), CaseName);
@@ -500,6 +529,7 @@ INSTANTIATE_TEST_SUITE_P(HostPath, CollMatrixGpu, ::testing::ValuesIn(HostPathCa
 INSTANTIATE_TEST_SUITE_P(RingOrder, CollMatrixGpu, ::testing::ValuesIn(RingOrderCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(FirstStep, CollMatrixGpu, ::testing::ValuesIn(FirstStepCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(Net, CollMatrixGpu, ::testing::ValuesIn(NetCases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(Rounding, CollMatrixGpu, ::testing::ValuesIn(RoundingCases()), CaseName);
 
 }  // namespace
 }  // namespace gpurun::gpu_test
