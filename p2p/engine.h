@@ -97,6 +97,10 @@ class Engine : public WireSink {
   static std::unique_ptr<Engine> CreateForTest(int world_rank, std::vector<std::unique_ptr<Wire>> wires,
                                                std::vector<int> wire_of_peer, const std::vector<PeerInfo>& peers = {});
 
+  // Whether this rank shares its cores with other ranks of its host
+  // (core_sharing.h), so that blocking waits spin only briefly (backoff.h).
+  bool shares_cores() const { return shared_cores_; }
+
   // Shuts the wires down: unmatched messages are dropped, pending operations
   // complete with an error; requests never waited for are freed.
   ~Engine() override;

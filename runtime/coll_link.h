@@ -37,6 +37,7 @@ class RuntimeLink final : public coll::CommLink {
   int size() const override { return comm_.size; }
   bool SameHost(int peer) const override;
   int LocalSize() const override { return local_size_; }
+  bool SharesCores() const override { return engine_.shares_cores(); }
   int HostOf(int peer) const override;
   std::string DescribePeer(int peer) const override;
   // "<job id>-c<context id>w<world rank of comm rank 0>", reduced to

@@ -46,6 +46,10 @@ class CommLink {
   virtual bool SameHost(int peer) const = 0;
   // Ranks of this communicator on this host (1 with a single rank).
   virtual int LocalSize() const = 0;
+  // Whether this rank shares its cores with other ranks of its host (any
+  // communicator's: p2p/core_sharing.h), so that waits spin only briefly
+  // before they sleep (p2p/backoff.h).
+  virtual bool SharesCores() const = 0;
   // A number for comm rank `peer`'s host, the same on every rank (ranks on
   // one host share it), so all ranks can work out the same layout.
   virtual int HostOf(int peer) const = 0;

@@ -4,7 +4,6 @@
 #include <cstring>
 #include <map>
 #include <string>
-#include <thread>
 
 #include "coll/host/algorithms.h"
 #include "coll/host/host_coll_impl.h"
@@ -41,9 +40,7 @@ StatusOr<std::unique_ptr<HostCollImpl>> HostCollImpl::CreateImpl(CommLink& link)
   for (int r = 0; r < link.size(); ++r) ++ranks_per_host[link.HostOf(r)];
   impl->hosts_ = static_cast<int>(ranks_per_host.size());
   for (const auto& [host, ranks] : ranks_per_host) impl->max_local_ranks_ = std::max(impl->max_local_ranks_, ranks);
-  const unsigned cores = std::thread::hardware_concurrency();
-  const bool shared = cores != 0 && static_cast<unsigned>(link.LocalSize()) > cores;
-  impl->policy_ = p2p::Backoff::ForWait(p2p::Backoff::PolicyFromParams(), 0, shared);
+  impl->policy_ = p2p::Backoff::ForWait(p2p::Backoff::PolicyFromParams(), 0, link.SharesCores());
   impl->all_net_ = params::kCollNet.Get() == params::kCollNetAlways && link.size() > 1;
   impl->first_step_ = static_cast<uint64_t>(params::kFirstStep.Get());
   impl->scratch_ = std::make_unique<std::byte[]>(3 * kHostMaxStepDataBytes);

@@ -97,6 +97,11 @@ int ThreadLink::LocalSize() const {
   return n;
 }
 
+bool ThreadLink::SharesCores() const {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores != 0 && static_cast<unsigned>(LocalSize()) > cores;
+}
+
 std::string ThreadLink::DescribePeer(int peer) const {
   return "rank " + std::to_string(peer) + " (test host " + std::to_string(world_.host_of(peer)) + ")";
 }

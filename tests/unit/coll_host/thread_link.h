@@ -70,6 +70,8 @@ class ThreadLink final : public CommLink {
   int size() const override { return world_.size(); }
   bool SameHost(int peer) const override { return world_.host_of(peer) == world_.host_of(rank_); }
   int LocalSize() const override;
+  // Ranks are threads of this process: they share cores when they outnumber the machine's.
+  bool SharesCores() const override;
   int HostOf(int peer) const override { return world_.host_of(peer); }
   std::string DescribePeer(int peer) const override;
   std::string UniqueName() const override { return world_.unique(); }
