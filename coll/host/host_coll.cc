@@ -43,6 +43,7 @@ StatusOr<std::unique_ptr<HostCollImpl>> HostCollImpl::CreateImpl(CommLink& link)
   impl->policy_ = p2p::Backoff::ForWait(p2p::Backoff::PolicyFromParams(), 0, link.SharesCores());
   impl->all_net_ = params::kCollNet.Get() == params::kCollNetAlways && link.size() > 1;
   impl->first_step_ = static_cast<uint64_t>(params::kFirstStep.Get());
+  impl->message_min_bytes_ = static_cast<uint64_t>(params::kShmEagerLimit.Get());
   impl->scratch_ = std::make_unique<std::byte[]>(3 * kHostMaxStepDataBytes);
   return impl;
 }
@@ -97,6 +98,7 @@ StatusOr<TuneChoice> HostCollImpl::Choose(const CollCall& call, const TuneChoice
   // hosts holding different numbers of ranks chose differently and hung.
   in.local_ranks = all_net_ ? 1 : max_local_ranks_;
   in.nnodes = all_net_ ? nranks : hosts_;
+  in.message_min_bytes = message_min_bytes_;
   return ChooseHost(in, override_);
 }
 

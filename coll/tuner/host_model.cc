@@ -35,8 +35,8 @@ double RingSides(Func func, int nranks) {
 
 // Oneshot allgather / broadcast as point-to-point messages: every rank takes
 // each of its n - 1 peers' blocks (allgather) or the root's buffer
-// (broadcast) as one message, in turn: the messages' fixed cost, a hop per
-// local peer and a NET hop per peer on another node. Sides on one host: 1,
+// (broadcast) as one message, in turn: per peer the message's fixed cost and
+// a hop (a NET hop for a peer on another node). Sides on one host: 1,
 // since the receiver copies each byte once straight from the sender's memory
 // and the sender copies nothing (allgather: (n-1)/n of the output read, 1/n
 // its own block copied). A NET peer also costs its sender a side: 1/n of the
@@ -49,7 +49,7 @@ void MessageCost(const TunerTables& tables, const HostShape& shape, Func func, d
   const int local = (shape.nnodes > 1 ? std::min(shape.local_ranks, shape.nranks) : shape.nranks) - 1;
   const int net = shape.nranks - 1 - local;
   const int a = static_cast<int>(Algo::kOneShot), p = static_cast<int>(Protocol::kSimple);
-  cost->latency_us += tables.message_us;
+  cost->latency_us += (shape.nranks - 1) * tables.message_us;  // each peer's message in turn
   *path_us = net * tables.net_hop_us[p] + local * tables.hop_us[a][p];
   const double net_sides = func == Func::kAllGather ? 2.0 * net / shape.nranks : net;
   const double local_sides = 1.0 - (func == Func::kAllGather ? 1.0 * net / shape.nranks : 0.0);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "coll/planner/planner.h"
 #include "coll/tuner/host_model.h"
 #include "coll/tuner/tuner.h"
 #include "coll/tuner/tuner_tables.h"
@@ -150,6 +151,12 @@ void LogCandidates(const TuneInput& input, const double (&times)[kNumAlgos][kNum
   GR_LOG(Trace, Tuning) << FuncName(input.func) << " " << input.bytes << " B candidates:" << text;
 }
 
+// Bytes of one message of oneshot allgather (a rank's block) or broadcast (the buffer).
+uint64_t MessageBytes(const TuneInput& input) {
+  return input.func == Func::kAllGather ? input.bytes / static_cast<uint64_t>(input.nranks < 1 ? 1 : input.nranks)
+                                        : input.bytes;
+}
+
 }  // namespace
 
 StatusOr<TuneChoice> ChooseHost(const TuneInput& input, const CollOverride& override_masks) {
@@ -166,21 +173,27 @@ StatusOr<TuneChoice> ChooseHost(const TuneInput& input, const CollOverride& over
 
   TuneChoice best;
   bool found = false;
-  for (int ai = 0; ai < kNumHostAlgos; ++ai) {
-    const Algo a = kHostAlgos[ai];
-    if (!kHostTables.implemented[static_cast<int>(input.func)][static_cast<int>(a)]) continue;
-    for (Protocol p : kHostProtos) {
-      if (!override_masks.Allowed(input.func, a, p)) continue;
-      int nchannels = 1;
-      const double t = BestChannels(cache, input, ai, p, static_cast<int>(forced), &nchannels);
-      if (t < 0) continue;
-      if (trace) {
-        times[static_cast<int>(a)][static_cast<int>(p)] = t;
-        channels[static_cast<int>(a)][static_cast<int>(p)] = nchannels;
-      }
-      if (!found || t < best.predicted_us) {
-        best = TuneChoice{a, p, nchannels, t};
-        found = true;
+  // First without messages smaller than input.message_min_bytes (tuner.h),
+  // then, if nothing was left, with them.
+  const bool small_messages = MessageBytes(input) < input.message_min_bytes;
+  for (int pass = 0; pass < 2 && !found; ++pass) {
+    for (int ai = 0; ai < kNumHostAlgos; ++ai) {
+      const Algo a = kHostAlgos[ai];
+      if (!kHostTables.implemented[static_cast<int>(input.func)][static_cast<int>(a)]) continue;
+      if (pass == 0 && small_messages && HostRunsAsMessages(input.func, a)) continue;
+      for (Protocol p : kHostProtos) {
+        if (!override_masks.Allowed(input.func, a, p)) continue;
+        int nchannels = 1;
+        const double t = BestChannels(cache, input, ai, p, static_cast<int>(forced), &nchannels);
+        if (t < 0) continue;
+        if (trace) {
+          times[static_cast<int>(a)][static_cast<int>(p)] = t;
+          channels[static_cast<int>(a)][static_cast<int>(p)] = nchannels;
+        }
+        if (!found || t < best.predicted_us) {
+          best = TuneChoice{a, p, nchannels, t};
+          found = true;
+        }
       }
     }
   }

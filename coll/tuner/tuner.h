@@ -24,6 +24,16 @@ struct TuneInput {
   int nranks = 1;
   int nnodes = 1;       // hosts the communicator spans
   int local_ranks = 1;  // ranks of the communicator on this host
+  // The smallest message the point-to-point engine copies once on one host
+  // (GPURUN_SHM_EAGER_LIMIT: larger ones go by rendezvous and
+  // process_vm_readv). Oneshot allgather / broadcast, which move each block
+  // as one message, are taken automatically only from blocks this large:
+  // below it every block is copied twice, as the ring's steps are, and on
+  // top each peer's message costs the engine's handling in turn (measured
+  // with 2 ranks only, tuner_tables_host.cc D; with more ranks the model's
+  // per-message cost is a guess). A restriction that leaves only them still
+  // gets them.
+  uint64_t message_min_bytes = 16384;
 };
 
 struct TuneChoice {

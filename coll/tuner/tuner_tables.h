@@ -24,10 +24,11 @@ struct TunerTables {
   // The same between two hosts (a NET edge: the NET proxy's UCX message per
   // step, coll/host/net_proxy.h), per protocol (LL128 has no NET edges: 0).
   double net_hop_us[kNumProtocols];
-  // Fixed cost of the point-to-point messages of oneshot allgather and
-  // broadcast (coll/host/oneshot_messages.h) on top of base and hops: the
-  // point-to-point engine's rendezvous (request to send, the receiver's
-  // single copy set up, its completion message back), microseconds.
+  // Fixed cost of each peer's point-to-point message of oneshot allgather
+  // and broadcast (coll/host/oneshot_messages.h), taken in turn, on top of
+  // base and hops: the point-to-point engine's rendezvous (request to send,
+  // the receiver's single copy set up, its completion message back),
+  // microseconds.
   double message_us;
   // Fixed cost of each work (one channel's part of the call on one ring or
   // tree: primitive setup, the first and last step's handshakes), on top of

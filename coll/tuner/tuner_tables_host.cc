@@ -171,12 +171,14 @@ constexpr TunerTables MakeHostTables() {
   // values, not the messages' own costs, chosen so that the model's
   // crossover with ring/simple falls where D measured it, 16-32 KiB: the
   // 2-8 MiB slope ratio ring / oneshot of D's allgather (90 / 75 ns a KiB:
-  // 1.2) on the ring's copy bandwidth, and a fixed cost of 0.2 us (the
-  // rendezvous itself costs ~1.3 us, D's 64-512 KiB intercept, but the ring's
-  // per-slice cost at mid sizes, which the model has no term for, is larger
-  // still). From 2 MiB an in-place broadcast is 1.2x faster on the ring (D);
-  // the choice has no in-place input, and an out-of-place one is 1.5x
-  // faster as oneshot, so broadcast stays oneshot there too.
+  // 1.2) on the ring's copy bandwidth, and a fixed cost of 0.2 us per
+  // peer's message (the rendezvous itself costs ~1.3 us, D's 64-512 KiB
+  // intercept, but the ring's per-slice cost at mid sizes, which the model
+  // has no term for, is larger still). Only 2 ranks were measured: with
+  // more, the per-peer cost is the model's guess, and ChooseHost takes these
+  // only from messages that are copied once (TuneInput::message_min_bytes). From 2 MiB an in-place broadcast is 1.2x
+  // faster on the ring (D); the choice has no in-place input, and an out-of-place one is 1.5x faster as oneshot, so
+  // broadcast stays oneshot there too.
   t.copy_gbps[kOneShot][kSimple] = 1.2 * t.copy_gbps[kRing][kSimple];
   t.message_us = 0.2;
   // Not measured (no tree broadcast on the host yet): the ring's, so that

@@ -68,7 +68,11 @@ TEST_F(TunerTest, ChoiceIsTheCheapestAllowedCandidate) {
         const TuneInput input = Input(func, bytes, n);
         const TuneChoice choice = ChooseOk(input);
         EXPECT_DOUBLE_EQ(choice.predicted_us, PredictHostUs(input, choice.algo, choice.proto, choice.nchannels));
+        // Oneshot allgather / broadcast compete only from messages of
+        // message_min_bytes (tuner.h).
+        const uint64_t message = func == Func::kAllGather ? bytes / static_cast<uint64_t>(n) : bytes;
         for (Algo a : kAllAlgos) {
+          if (HostRunsAsMessages(func, a) && message < input.message_min_bytes) continue;
           for (Protocol p : kAllProtos) {
             for (int c = 1; c <= kHostAutoMaxChannels; ++c) {
               const double t = PredictHostUs(input, a, p, c);
@@ -186,6 +190,27 @@ TEST_F(TunerTest, OneshotTakesAllgatherAndBroadcastFromTheirCrossover) {
     EXPECT_EQ(ChooseOk(Input(func, 1 << 20, 2), Override("", "ll")).algo, Algo::kRing);
     EXPECT_EQ(ChooseOk(Input(func, 8, 2), Override("oneshot", "")).algo, Algo::kOneShot);
   }
+}
+
+TEST_F(TunerTest, OneshotMessagesOnlyFromTheSingleCopySize) {
+  // Allgather's messages are the blocks: with 8 ranks the 16 KiB that the
+  // engine copies once come at 128 KiB; below, the ring, though the model
+  // alone (message_min_bytes 0) would take oneshot there.
+  EXPECT_EQ(ChooseOk(Input(Func::kAllGather, 65536, 8)).algo, Algo::kRing);
+  EXPECT_EQ(ChooseOk(Input(Func::kAllGather, 131072, 8)).algo, Algo::kOneShot);
+  TuneInput no_rule = Input(Func::kAllGather, 65536, 8);
+  no_rule.message_min_bytes = 0;
+  EXPECT_EQ(ChooseOk(no_rule).algo, Algo::kOneShot);
+  // A larger limit moves it: 64 KiB blocks from 512 KiB.
+  TuneInput larger = Input(Func::kAllGather, 262144, 8);
+  larger.message_min_bytes = 65536;
+  EXPECT_EQ(ChooseOk(larger).algo, Algo::kRing);
+  larger.bytes = 524288;
+  EXPECT_EQ(ChooseOk(larger).algo, Algo::kOneShot);
+  // Broadcast's message is the whole buffer.
+  EXPECT_EQ(ChooseOk(Input(Func::kBroadcast, 8192, 4)).algo, Algo::kRing);
+  // Restricted to oneshot, small messages still run oneshot.
+  EXPECT_EQ(ChooseOk(Input(Func::kAllGather, 64, 8), Override("oneshot", "")).algo, Algo::kOneShot);
 }
 
 TEST_F(TunerTest, OneshotTakesSmallAllreducesWhereItHasFewerHops) {
