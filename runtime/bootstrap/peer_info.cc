@@ -9,15 +9,34 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "runtime/base/param_table.h"
 
 namespace gpurun {
 namespace {
 
-// Fixed little header of int32 fields (the last: how many CPU ids follow),
-// then the CPU ids (int32 each), then the host name bytes.
+// Fixed little header of int32 fields (the last: how many CPU ranges
+// follow), then the CPU ranges (first id, count: int32 each), then the host
+// name bytes. Ranges keep an entry small: a rank bound to a core, or one
+// that may run anywhere, is one range, whatever the machine's CPU count.
 constexpr size_t kIntFields = 7;
+// CPU ids at most (sched.h's cpu_set_t), so a corrupt entry cannot make a huge list.
+constexpr int kMaxCpuId = CPU_SETSIZE;
+
+// Ascending CPU ids as (first, count) ranges of consecutive ids.
+std::vector<std::pair<int32_t, int32_t>> CpuRanges(const std::vector<int>& cpus) {
+  std::vector<std::pair<int32_t, int32_t>> ranges;
+  for (int cpu : cpus) {
+    if (!ranges.empty() && ranges.back().first + ranges.back().second == cpu) {
+      ++ranges.back().second;
+    } else {
+      ranges.emplace_back(cpu, 1);
+    }
+  }
+  return ranges;
+}
 
 void PutInt(std::vector<std::byte>& out, int32_t v) {
   const auto* p = reinterpret_cast<const std::byte*>(&v);
@@ -86,11 +105,15 @@ void RegroupByHost(std::vector<PeerInfo>& peers) {
 
 std::vector<std::byte> EncodePeerInfo(const PeerInfo& info) {
   std::vector<std::byte> out;
+  const auto ranges = CpuRanges(info.cpus);
   for (int32_t v : {info.rank, info.local_rank, info.local_size, info.node_id, info.pid,
-                    static_cast<int32_t>(info.host_overridden), static_cast<int32_t>(info.cpus.size())}) {
+                    static_cast<int32_t>(info.host_overridden), static_cast<int32_t>(ranges.size())}) {
     PutInt(out, v);
   }
-  for (int cpu : info.cpus) PutInt(out, cpu);
+  for (const auto& [first, count] : ranges) {
+    PutInt(out, first);
+    PutInt(out, count);
+  }
   const auto* h = reinterpret_cast<const std::byte*>(info.host.data());
   out.insert(out.end(), h, h + info.host.size());
   return out;
@@ -102,13 +125,22 @@ StatusOr<PeerInfo> DecodePeerInfo(std::span<const std::byte> blob) {
   }
   PeerInfo info{GetInt(blob, 0),     GetInt(blob, 1), GetInt(blob, 2), GetInt(blob, 3), GetInt(blob, 4), "",
                 GetInt(blob, 5) != 0};
-  const int32_t ncpus = GetInt(blob, 6);
-  if (ncpus < 0 || static_cast<size_t>(ncpus) > (blob.size() / sizeof(int32_t)) - kIntFields) {
-    return InternalError("peer info of " + std::to_string(blob.size()) + " bytes claims " + std::to_string(ncpus) +
-                         " CPU ids");
+  const int32_t nranges = GetInt(blob, 6);
+  if (nranges < 0 || static_cast<size_t>(nranges) > (blob.size() / sizeof(int32_t) - kIntFields) / 2) {
+    return InternalError("peer info of " + std::to_string(blob.size()) + " bytes claims " + std::to_string(nranges) +
+                         " CPU ranges");
   }
-  for (int32_t i = 0; i < ncpus; ++i) info.cpus.push_back(GetInt(blob, kIntFields + static_cast<size_t>(i)));
-  const auto host = blob.subspan((kIntFields + static_cast<size_t>(ncpus)) * sizeof(int32_t));
+  for (int32_t i = 0; i < nranges; ++i) {
+    const int32_t first = GetInt(blob, kIntFields + 2 * static_cast<size_t>(i));
+    const int32_t count = GetInt(blob, kIntFields + 2 * static_cast<size_t>(i) + 1);
+    const int32_t after = info.cpus.empty() ? 0 : info.cpus.back() + 1;
+    if (first < after || count < 1 || first > kMaxCpuId || count > kMaxCpuId - first) {
+      return InternalError("peer info has a bad CPU range (" + std::to_string(first) + ", " + std::to_string(count) +
+                           ")");
+    }
+    for (int32_t c = first; c < first + count; ++c) info.cpus.push_back(c);
+  }
+  const auto host = blob.subspan((kIntFields + 2 * static_cast<size_t>(nranges)) * sizeof(int32_t));
   info.host.assign(reinterpret_cast<const char*>(host.data()), host.size());
   return info;
 }
@@ -133,6 +165,12 @@ StatusOr<std::vector<PeerInfo>> ExchangePeerInfo(Bootstrap& bootstrap) {
       std::any_of(peers.begin(), peers.end(), [](const PeerInfo& p) { return p.host_overridden; });
   if (any_override) RegroupByHost(peers);
   GR_RETURN_IF_ERROR(CheckLocalRanks(peers));
+  // Only this host's affinities matter (p2p/core_sharing.h): a large job
+  // keeps no CPU lists of other hosts' ranks.
+  const int my_node = peers[static_cast<size_t>(id.rank)].node_id;
+  for (PeerInfo& p : peers) {
+    if (p.node_id != my_node) p.cpus = {};
+  }
   return peers;
 }
 

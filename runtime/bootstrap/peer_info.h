@@ -25,7 +25,8 @@ struct PeerInfo {
   // The host came from GPURUN_HOST_ID (a virtual node), not from the launcher.
   bool host_overridden = false;
   // The CPUs the process may run on at grInit (sched_getaffinity), ascending;
-  // empty when unknown. How many ranks share a core (p2p/core_sharing.h).
+  // empty when unknown, and for ranks on other hosts after ExchangePeerInfo.
+  // How many ranks share a core (p2p/core_sharing.h).
   std::vector<int> cpus{};
 };
 

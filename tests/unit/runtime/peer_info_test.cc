@@ -33,6 +33,26 @@ TEST(PeerInfo, CpusRoundTripAndABadCountIsRefused) {
   EXPECT_EQ(DecodePeerInfo(blob).status().code(), grInternalError);
 }
 
+TEST(PeerInfo, CpusTravelAsRanges) {
+  PeerInfo in{0, 0, 1, 0, 1, "h", false, {}};
+  for (int c = 0; c < 256; ++c) in.cpus.push_back(c);
+  const std::vector<std::byte> whole = EncodePeerInfo(in);
+  EXPECT_EQ(whole.size(), (7 + 2) * sizeof(int32_t) + 1) << "one range for 256 CPUs";
+  in.cpus = {0, 1, 2, 3, 8, 9, 63};
+  StatusOr<PeerInfo> out = DecodePeerInfo(EncodePeerInfo(in));
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->cpus, in.cpus);
+  // A range that goes back, or an empty one, is refused.
+  std::vector<std::byte> blob = EncodePeerInfo(in);  // ranges (0,4) (8,2) (63,1)
+  const int32_t back = 2;
+  std::memcpy(blob.data() + (7 + 2) * sizeof(int32_t), &back, sizeof(back));
+  EXPECT_EQ(DecodePeerInfo(blob).status().code(), grInternalError);
+  blob = EncodePeerInfo(in);
+  const int32_t empty = 0;
+  std::memcpy(blob.data() + (7 + 1) * sizeof(int32_t), &empty, sizeof(empty));
+  EXPECT_EQ(DecodePeerInfo(blob).status().code(), grInternalError);
+}
+
 TEST(PeerInfo, LocalEntryCarriesThisProcessesAffinity) {
   const std::vector<int> cpus = AffinityCpus();
   ASSERT_FALSE(cpus.empty());
