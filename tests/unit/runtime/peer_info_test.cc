@@ -1,6 +1,11 @@
 #include "runtime/bootstrap/peer_info.h"
+#include "runtime/bootstrap/inproc_bootstrap.h"
 
 #include <gtest/gtest.h>
+
+#include <memory>
+#include <thread>
+#include <vector>
 
 #include <algorithm>
 #include <cstring>
@@ -57,6 +62,26 @@ TEST(PeerInfo, LocalEntryCarriesThisProcessesAffinity) {
   const std::vector<int> cpus = AffinityCpus();
   ASSERT_FALSE(cpus.empty());
   EXPECT_TRUE(std::is_sorted(cpus.begin(), cpus.end()));
+}
+
+// After the exchange a rank keeps the affinity of its own host's ranks only
+// (two fake nodes of two ranks, threads of this process).
+TEST(PeerInfo, ExchangeKeepsOnlyThisHostsAffinities) {
+  StatusOr<InprocGroup> group = InprocGroup::Create(4, {.ranks_per_node = 2, .timeout_s = 30});
+  ASSERT_TRUE(group.ok()) << group.status().ToString();
+  std::vector<std::unique_ptr<Bootstrap>> boots = group->TakeAll();
+  std::vector<StatusOr<std::vector<PeerInfo>>> tables(4, InternalError("not run"));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 4; ++r) threads.emplace_back([&, r] { tables[r] = ExchangePeerInfo(*boots[r]); });
+  for (std::thread& t : threads) t.join();
+  const std::vector<int> mine = AffinityCpus();
+  for (int r = 0; r < 4; ++r) {
+    ASSERT_TRUE(tables[r].ok()) << tables[r].status().ToString();
+    for (const PeerInfo& p : *tables[r]) {
+      const bool same_node = p.rank / 2 == r / 2;
+      EXPECT_EQ(p.cpus, same_node ? mine : std::vector<int>{}) << "rank " << r << " about rank " << p.rank;
+    }
+  }
 }
 
 TEST(PeerInfo, EmptyHostAndShortBlob) {
