@@ -2,7 +2,6 @@
 #include "p2p/core_sharing.h"
 
 #include <algorithm>
-#include <iterator>
 
 namespace gpurun::p2p {
 namespace {

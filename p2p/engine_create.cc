@@ -2,14 +2,9 @@
 // (transport_plan.h). The shm and ucx wires live in p2p/shm and p2p/ucx; a
 // build without one of them (GPURUN_HAVE_SHM_WIRE / GPURUN_HAVE_UCX_WIRE unset
 // by p2p/CMakeLists.txt) fails here with grUnsupported when a job needs it.
-#include "p2p/core_sharing.h"
 #include "p2p/engine.h"
 
-#include <sched.h>
-#include <unistd.h>
-
-#include <algorithm>
-
+#include "p2p/core_sharing.h"
 #include "p2p/peer_monitor.h"
 #include "p2p/transport_plan.h"
 #include "runtime/base/log.h"
@@ -61,15 +56,6 @@ Status Adopt(std::unique_ptr<Wire> wire, const std::vector<int>& reach, std::vec
   return OkStatus();
 }
 
-// Cores this process may run on (its affinity mask; the online count if that
-// cannot be read).
-int UsableCores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
-}
-
 void LogPlan(const TransportPlan& plan, const std::vector<PeerInfo>& peers) {
   for (const PeerInfo& p : peers) {
     GR_LOG(Info, P2p) << "rank " << p.rank << " (node " << p.node_id << ", host " << p.host << ", pid " << p.pid
@@ -97,7 +83,7 @@ StatusOr<std::unique_ptr<Engine>> Engine::Create(Bootstrap& bootstrap, const std
   LogPlan(plan, peers);
   std::unique_ptr<PeerMonitor> monitor = PeerMonitor::Create(rank, peers);
   const int local_ranks = rank >= 0 && rank < static_cast<int>(peers.size()) ? peers[rank].local_size : 1;
-  const int cores = UsableCores();
+  const size_t cores = AffinityCpus().size();  // what SharesCores weighs (0: unknown)
   const bool shared_cores = SharesCores(peers, rank);
   GR_LOG(Info, P2p) << "point-to-point engine: " << wires.size() << " wire(s); watching " << monitor->watched()
                     << " same-host peer process(es); " << local_ranks << " rank(s) on this host, this one on " << cores

@@ -47,28 +47,14 @@ class RuntimeLink final : public coll::CommLink {
 
   Status AllGather(const void* mine, size_t bytes, void* all) override;
 
-  StatusOr<coll::LinkRequest*> Isend(int peer, int tag, const void* data, size_t bytes) override {
-    return Isend(peer, tag, data, bytes, "collective send");
-  }
-  StatusOr<coll::LinkRequest*> Irecv(int peer, int tag, void* data, size_t bytes) override {
-    return Irecv(peer, tag, data, bytes, "collective receive");
-  }
-  // A size mismatch of a received message is an executor bug here (InternalError).
-  Status WaitAll(std::span<coll::LinkRequest*> requests, const char* what) override {
-    return WaitAllSized(requests, what, grInternalError);
-  }
+  // The request keeps `what` for the engine's messages.
+  using coll::CommLink::Irecv;
+  using coll::CommLink::Isend;
+  StatusOr<coll::LinkRequest*> Isend(int peer, int tag, const void* data, size_t bytes, const char* what) override;
+  StatusOr<coll::LinkRequest*> Irecv(int peer, int tag, void* data, size_t bytes, const char* what) override;
+  Status WaitAllSized(std::span<coll::LinkRequest*> requests, const char* what, grResult_t mismatch) override;
   Status Test(coll::LinkRequest** request, bool* done) override;
   Status CheckPeer(int peer) override;
-
-  // As above, with the operation's name (a static string: "grGather") kept by
-  // the request for the engine's messages.
-  StatusOr<coll::LinkRequest*> Isend(int peer, int tag, const void* data, size_t bytes, const char* what);
-  StatusOr<coll::LinkRequest*> Irecv(int peer, int tag, void* data, size_t bytes, const char* what);
-  // WaitAll where a received message of another size than posted fails with
-  // `mismatch` (grInvalidUsage when the sizes came from the user's counts),
-  // naming the sender. Every request is completed and nulled, whatever fails;
-  // the first error in array order is returned, prefixed with `what`.
-  Status WaitAllSized(std::span<coll::LinkRequest*> requests, const char* what, grResult_t mismatch);
 
   // GPU scratch memory of this communicator (device_scratch.h).
   DeviceScratch& device_scratch() { return device_scratch_; }

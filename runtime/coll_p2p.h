@@ -18,7 +18,8 @@
 //    latency, for the same bytes per rank) and gatherv+bcast (two phases,
 //    and the root sends n-1 times the whole result): all n-1 messages of a
 //    rank are in flight at once and each byte moves once.
-// At most kMaxStepsInFlight steps (one send and/or one receive each) are in
+// Steps go through a StepWindow (coll/host/step_window.h): at most
+// kMaxStepsInFlight steps (one send and/or one receive each) are in
 // flight per rank, completed oldest first, so large communicators do not
 // post thousands of requests; a step's partner is at the same step, so the
 // window never deadlocks. Every wait is the engine's: bounded by
@@ -35,9 +36,6 @@
 #include "runtime/coll_link.h"
 
 namespace gpurun {
-
-// Steps of a point-to-point collective in flight per rank.
-inline constexpr int kMaxStepsInFlight = 32;
 
 // Per-rank blocks of a buffer, in elements: explicit arrays (the v calls) or
 // uniform blocks of `count` elements at i * count.

@@ -64,13 +64,25 @@ class CommLink {
   virtual Status AllGather(const void* mine, size_t bytes, void* all) = 0;
 
   // Point-to-point on the internal context. A request is owned by the link
-  // until WaitAll/Test completes it.
-  virtual StatusOr<LinkRequest*> Isend(int peer, int tag, const void* data, size_t bytes) = 0;
-  virtual StatusOr<LinkRequest*> Irecv(int peer, int tag, void* data, size_t bytes) = 0;
-  // Completes (and frees, nulling the entries) every non-null request; a
-  // received message of another size than posted is an InternalError naming
-  // the peer. `what` names the operation in errors.
-  virtual Status WaitAll(std::span<LinkRequest*> requests, const char* what) = 0;
+  // until WaitAll/Test completes it. `what` (a static string: "grGather")
+  // names the operation in the request's own errors.
+  virtual StatusOr<LinkRequest*> Isend(int peer, int tag, const void* data, size_t bytes, const char* what) = 0;
+  virtual StatusOr<LinkRequest*> Irecv(int peer, int tag, void* data, size_t bytes, const char* what) = 0;
+  StatusOr<LinkRequest*> Isend(int peer, int tag, const void* data, size_t bytes) {
+    return Isend(peer, tag, data, bytes, "collective send");
+  }
+  StatusOr<LinkRequest*> Irecv(int peer, int tag, void* data, size_t bytes) {
+    return Irecv(peer, tag, data, bytes, "collective receive");
+  }
+  // Completes (and frees, nulling the entries) every non-null request, whatever
+  // fails; returns the first error in array order, prefixed with `what`. A
+  // received message of another size than posted fails with `mismatch`
+  // naming the sender: grInvalidUsage where the sizes came from the user's
+  // counts, grInternalError where the library chose them (WaitAll).
+  virtual Status WaitAllSized(std::span<LinkRequest*> requests, const char* what, grResult_t mismatch) = 0;
+  Status WaitAll(std::span<LinkRequest*> requests, const char* what) {
+    return WaitAllSized(requests, what, grInternalError);
+  }
   // Never blocks: *done when the request completed (it is then freed).
   virtual Status Test(LinkRequest** request, bool* done) = 0;
 

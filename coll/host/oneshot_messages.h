@@ -11,14 +11,13 @@
 //
 // Protocol simple (the messages are the engine's), one channel: the choice
 // (host_coll.cc) refuses any other for these. Tags: kOneShotAllGatherTag and
-// kOneShotBroadcastTag on the communicator's internal context. A rank posts
-// at most kOneShotStepsInFlight peers' messages at once, then completes them
-// all: every rank walks the same steps (step k: send to rank + k, receive
-// from rank - k; Broadcast: the root's k-th send), so a step's partner is in
-// the same batch and the batches cannot deadlock. Waits are the CommLink's:
-// bounded by GPURUN_TIMEOUT, a dead or aborted peer ends them naming it. On
-// an error the requests already posted are still completed (their buffers
-// are the caller's) before the first error is returned.
+// kOneShotBroadcastTag on the communicator's internal context. The steps
+// (step k: send to rank + k, receive from rank - k; Broadcast: the root's
+// k-th send) go through a StepWindow (step_window.h), as the runtime's
+// allgatherv does: bounded in flight, the first error returned after every
+// posted request completed, a message of another size than this rank's
+// count grInvalidUsage naming the sender. Waits are the CommLink's: bounded
+// by GPURUN_TIMEOUT, a dead or aborted peer ends them naming it.
 #ifndef GPURUN_COLL_HOST_ONESHOT_MESSAGES_H_
 #define GPURUN_COLL_HOST_ONESHOT_MESSAGES_H_
 
@@ -32,7 +31,6 @@ namespace gpurun::coll {
 
 inline constexpr int kOneShotAllGatherTag = kCollExecutorTagBase;
 inline constexpr int kOneShotBroadcastTag = kCollExecutorTagBase + 1;
-inline constexpr int kOneShotStepsInFlight = 32;
 
 // The calls HostRunsAsMessages (coll/planner/planner.h) names. `call.func` must be AllGather or Broadcast, count > 0,
 // on 2 or more ranks.

@@ -10,8 +10,6 @@
 namespace gpurun::coll {
 namespace {
 
-bool Reduces(Func func) { return func == Func::kReduce || func == Func::kReduceScatter || func == Func::kAllReduce; }
-
 // Node of `rank` when ranks fill nodes in blocks of `local_ranks`.
 int NodeOf(int rank, int local_ranks) { return rank / std::max(local_ranks, 1); }
 
@@ -62,6 +60,10 @@ void MessageCost(const TunerTables& tables, const HostShape& shape, Func func, d
 
 }  // namespace
 
+bool HostReduces(Func func) {
+  return func == Func::kReduce || func == Func::kReduceScatter || func == Func::kAllReduce;
+}
+
 HostShape MakeHostShape(int nranks, int nnodes, int local_ranks) {
   HostShape shape;
   shape.nranks = nranks;
@@ -99,7 +101,7 @@ HostCost HostCostOf(const TunerTables& tables, const HostShape& shape, Func func
                     int nchannels) {
   HostCost cost;
   const int f = static_cast<int>(func), a = static_cast<int>(algo), p = static_cast<int>(proto);
-  const double side_bw = Reduces(func) ? tables.reduce_gbps[a][p] : tables.copy_gbps[a][p];
+  const double side_bw = HostReduces(func) ? tables.reduce_gbps[a][p] : tables.copy_gbps[a][p];
   if (!tables.implemented[f][a] || side_bw <= 0 || nchannels < 1 || nchannels > kHostMaxChannels) return cost;
   if (proto == Protocol::kLL128 && shape.nnodes > 1) return cost;  // no NET edges (kHostLL128NetReason)
   cost.implemented = true;

@@ -71,6 +71,9 @@ struct HostShape {
 
 HostShape MakeHostShape(int nranks, int nnodes, int local_ranks);
 
+// Whether `func` reduces on the way (its sides move at reduce_gbps, else copy_gbps).
+bool HostReduces(Func func);
+
 // The model's time in microseconds; negative when `tables` do not implement
 // (func, algo) or `proto` for it, or nchannels is outside 1..kHostMaxChannels.
 double PredictHost(const TunerTables& tables, const HostShape& shape, Func func, Algo algo, Protocol proto,

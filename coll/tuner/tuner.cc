@@ -101,7 +101,7 @@ double BestChannels(const ShapeCache& cache, const TuneInput& input, int a, Prot
 // What the host path implements for `func` on `nnodes` nodes: "ring with ll, ll128, simple; tree with ...".
 // A protocol is there where its bandwidth for the function is (tuner_tables.h); no LL128 across nodes.
 std::string ImplementedText(Func func, int nnodes) {
-  const bool reduces = func == Func::kReduce || func == Func::kReduceScatter || func == Func::kAllReduce;
+  const bool reduces = HostReduces(func);
   std::string out;
   for (Algo a : kHostAlgos) {
     if (!kHostTables.implemented[static_cast<int>(func)][static_cast<int>(a)]) continue;

@@ -1,7 +1,7 @@
 // Oneshot AllGather and Broadcast (oneshot_messages.cc): point-to-point
 // messages of the CommLink, ranks as threads. Exact results on 1..8 ranks
 // and across hosts, every size from 0 to 64 Ki + 3 elements, in and out of
-// place, every root; more ranks than one batch of steps (kOneShotStepsInFlight);
+// place, every root; more ranks than one batch of steps (kMaxStepsInFlight);
 // the choice's refusals (any protocol but simple, more than one channel);
 // and a oneshot call between ring calls on the same communicator.
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "coll/host/oneshot_messages.h"
+#include "coll/host/step_window.h"
 #include "tests/unit/coll_host/coll_case.h"
 #include "tests/unit/coll_host/rank_threads.h"
 #include "tests/unit/coll_host/thread_link.h"
@@ -57,7 +58,7 @@ TEST(OneShotMessagesAcrossHosts, ExactForEverySizeAndRoot) {
 
 // More peers than one batch: the batches of every rank line up.
 TEST(OneShotMessagesBatches, MoreRanksThanStepsInFlight) {
-  const int n = kOneShotStepsInFlight + 3;
+  const int n = kMaxStepsInFlight + 3;
   ThreadWorld world(std::vector<int>(static_cast<size_t>(n), 0), NewUnique());
   const std::vector<CollCase> cases = {
       CollCase{Func::kAllGather, Algo::kOneShot, Protocol::kSimple, DataType::kInt32, RedOp::kSum, 5, false, 1, 0},
@@ -101,6 +102,25 @@ TEST(OneShotMessagesErrors, OnlySimpleWithOneChannel) {
                        const TuneChoice simple{Algo::kOneShot, Protocol::kSimple, 1, 0};
                        if (Status s = coll.Run(call, &simple); !s.ok()) return s.ToString();
                        return buf[7] == 2 ? "" : "oneshot broadcast gave " + std::to_string(buf[7]);
+                     }),
+            "");
+}
+
+// Counts that differ between the ranks: the receiver's message is another
+// size than its count says, which is the user's error (InvalidUsage), not
+// the library's.
+TEST(OneShotMessagesErrors, CountsThatDifferBetweenRanksAreInvalidUsage) {
+  ThreadWorld world({0, 0}, NewUnique());
+  EXPECT_EQ(RunRanks(world,
+                     [](int rank, HostCollImpl& coll, ThreadWorld&) -> std::string {
+                       std::vector<float> buf(8, 1);
+                       const uint64_t count = rank == 0 ? 8 : 4;
+                       CollCall call{Func::kBroadcast,   buf.data(),  buf.data(), count,
+                                     DataType::kFloat32, RedOp::kSum, 0};
+                       const TuneChoice forced{Algo::kOneShot, Protocol::kSimple, 1, 0};
+                       const Status s = coll.Run(call, &forced);
+                       if (rank == 0) return s.ok() ? "" : s.ToString();
+                       return s.code() == grInvalidUsage ? "" : "want invalid usage, got " + s.ToString();
                      }),
             "");
 }

@@ -80,6 +80,7 @@ Status ThreadWorld::Poll(LinkRequest* req) {
     posted.pop_front();
     std::vector<char>& msg = mail.front();
     if (msg.size() != r->bytes) {
+      r->wrong_size = true;
       r->status = InternalError("test link: message of " + std::to_string(msg.size()) + " bytes from rank " +
                                 std::to_string(r->src) + ", " + std::to_string(r->bytes) + " posted");
     } else {
@@ -106,13 +107,13 @@ std::string ThreadLink::DescribePeer(int peer) const {
   return "rank " + std::to_string(peer) + " (test host " + std::to_string(world_.host_of(peer)) + ")";
 }
 
-StatusOr<LinkRequest*> ThreadLink::Isend(int peer, int tag, const void* data, size_t bytes) {
+StatusOr<LinkRequest*> ThreadLink::Isend(int peer, int tag, const void* data, size_t bytes, const char*) {
   auto* req = new LinkRequest{true, rank_, peer, tag, const_cast<void*>(data), bytes, false, OkStatus()};
   world_.Post(req);
   return req;
 }
 
-StatusOr<LinkRequest*> ThreadLink::Irecv(int peer, int tag, void* data, size_t bytes) {
+StatusOr<LinkRequest*> ThreadLink::Irecv(int peer, int tag, void* data, size_t bytes, const char*) {
   auto* req = new LinkRequest{false, peer, rank_, tag, data, bytes, false, OkStatus()};
   world_.Post(req);
   return req;
@@ -129,12 +130,14 @@ Status ThreadLink::Test(LinkRequest** request, bool* done) {
   return status;
 }
 
-Status ThreadLink::WaitAll(std::span<LinkRequest*> requests, const char* what) {
+Status ThreadLink::WaitAllSized(std::span<LinkRequest*> requests, const char* what, grResult_t mismatch) {
   const auto start = std::chrono::steady_clock::now();
   for (LinkRequest*& req : requests) {
     while (req != nullptr) {
       bool done = false;
-      GR_RETURN_IF_ERROR(Test(&req, &done));
+      GR_RETURN_IF_ERROR(world_.Poll(req));
+      const bool wrong_size = req->wrong_size;
+      if (Status s = Test(&req, &done); !s.ok()) return wrong_size ? Status(mismatch, s.message()) : s;
       if (done) break;
       if (std::chrono::steady_clock::now() - start > kWorldTimeout)
         return TimeoutError(std::string(what) + " timed out");

@@ -30,6 +30,7 @@ struct LinkRequest {
   size_t bytes = 0;
   bool done = false;
   Status status;
+  bool wrong_size = false;  // a receive matched a message of another size (status says which)
 };
 
 class ThreadWorld {
@@ -78,9 +79,11 @@ class ThreadLink final : public CommLink {
   Status AllGather(const void* mine, size_t bytes, void* all) override {
     return world_.AllGather(rank_, mine, bytes, all);
   }
-  StatusOr<LinkRequest*> Isend(int peer, int tag, const void* data, size_t bytes) override;
-  StatusOr<LinkRequest*> Irecv(int peer, int tag, void* data, size_t bytes) override;
-  Status WaitAll(std::span<LinkRequest*> requests, const char* what) override;
+  using CommLink::Irecv;
+  using CommLink::Isend;
+  StatusOr<LinkRequest*> Isend(int peer, int tag, const void* data, size_t bytes, const char* what) override;
+  StatusOr<LinkRequest*> Irecv(int peer, int tag, void* data, size_t bytes, const char* what) override;
+  Status WaitAllSized(std::span<LinkRequest*> requests, const char* what, grResult_t mismatch) override;
   Status Test(LinkRequest** request, bool* done) override;
   Status CheckPeer(int peer) override;
 

@@ -1,9 +1,9 @@
-// StepWindow (see coll_p2p_window.h).
-#include "runtime/coll_p2p_window.h"
+// StepWindow (step_window.h).
+#include "coll/host/step_window.h"
 
-#include "runtime/coll_p2p.h"
+#include <utility>
 
-namespace gpurun {
+namespace gpurun::coll {
 
 StepWindow::~StepWindow() { (void)Finish(); }
 
@@ -20,7 +20,7 @@ Status StepWindow::Post(int send_peer, const void* send, size_t send_bytes, int 
   Step step;
   step.temp = std::move(temp);
   if (recv_peer >= 0) {
-    StatusOr<coll::LinkRequest*> r = link_.Irecv(recv_peer, tag_, recv, recv_bytes, what_);
+    StatusOr<LinkRequest*> r = link_.Irecv(recv_peer, tag_, recv, recv_bytes, what_);
     if (!r.ok()) {
       Record(r.status());
       return first_error_;
@@ -28,7 +28,7 @@ Status StepWindow::Post(int send_peer, const void* send, size_t send_bytes, int 
     step.requests[0] = *r;
   }
   if (send_peer >= 0) {
-    StatusOr<coll::LinkRequest*> r = link_.Isend(send_peer, tag_, send, send_bytes, what_);
+    StatusOr<LinkRequest*> r = link_.Isend(send_peer, tag_, send, send_bytes, what_);
     if (!r.ok()) Record(r.status());
     if (r.ok()) step.requests[1] = *r;
   }
@@ -41,4 +41,4 @@ Status StepWindow::Finish() {
   return first_error_;
 }
 
-}  // namespace gpurun
+}  // namespace gpurun::coll
