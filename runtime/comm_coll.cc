@@ -110,11 +110,12 @@ Status StreamBarrier(grComm& comm, grStream_t stream) {
 }
 
 Status Barrier(grComm& comm) {
-  if (comm.size == 1) return OkStatus();
 #if GPURUN_HAVE_HOST_COLL
   // A one-element allreduce through the host executor: every rank's 1 must
   // be in the sum, so no rank leaves before all have entered; its smallest
-  // messages take the LL protocol, the fastest way to synchronise here.
+  // messages take the LL protocol, the fastest way to synchronise here. One
+  // rank too, so a GPURUN_ALGO / GPURUN_PROTO the allreduce cannot honour
+  // (twoshot with ll) is refused alike at every communicator size.
   const int32_t one = 1;
   int32_t sum = 0;
   coll::CollCall call;
@@ -132,6 +133,7 @@ Status Barrier(grComm& comm) {
   return OkStatus();
 #else
   // Without the host executor: a dissemination barrier over point-to-point.
+  if (comm.size == 1) return OkStatus();
   return DisseminationBarrier(CollOf(comm).link(), "grBarrier");
 #endif
 }

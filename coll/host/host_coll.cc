@@ -9,6 +9,7 @@
 #include "coll/host/host_coll_impl.h"
 #include "coll/host/oneshot_messages.h"
 #include "coll/host/reduce.h"
+#include "coll/host/twoshot_messages.h"
 #include "coll/tuner/tuner_tables.h"
 #include "runtime/base/param_table.h"
 
@@ -78,8 +79,9 @@ StatusOr<TuneChoice> HostCollImpl::Choose(const CollCall& call, const TuneChoice
                           kLL128NetReason);
     }
     if (HostRunsAsMessages(call.func, forced->algo) && (forced->proto != Protocol::kSimple || forced->nchannels != 1)) {
-      return InvalidUsage(std::string("forced oneshot ") + FuncName(call.func) + " with protocol " +
-                          ProtocolName(forced->proto) + " and " + std::to_string(forced->nchannels) +
+      return InvalidUsage(std::string("forced ") + AlgoName(forced->algo) + " " + FuncName(call.func) +
+                          " with protocol " + ProtocolName(forced->proto) + " and " +
+                          std::to_string(forced->nchannels) +
                           " channel(s): it moves each block as one point-to-point message (single copy on one "
                           "host), so it has protocol simple and one channel only");
     }
@@ -221,7 +223,12 @@ Status HostCollImpl::RunWorks(const CollCall& call, int nworks, const WorkDesc* 
 }
 
 Status HostCollImpl::RunMessages(const CollCall& call) {
-  return call.func == Func::kBroadcast ? OneShotBroadcast(link_, call) : OneShotAllGather(link_, call);
+  switch (call.func) {
+    case Func::kBroadcast: return OneShotBroadcast(link_, call);
+    case Func::kAllGather: return OneShotAllGather(link_, call);
+    case Func::kAllReduce: return TwoShotAllReduce(link_, call, message_scratch_);
+    default: return InternalError(std::string("no point-to-point form of ") + FuncName(call.func));
+  }
 }
 
 }  // namespace gpurun::coll

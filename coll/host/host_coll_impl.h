@@ -14,6 +14,7 @@
 
 #include <array>
 #include <memory>
+#include <vector>
 
 #include "coll/host/conn_group.h"
 #include "coll/host/fifo_sizes.h"
@@ -45,7 +46,8 @@ class HostCollImpl final : public HostColl {
   Status Execute(const CollCall& call, const TuneChoice& choice, const PlanKey& key, CachedPlan& slot);
   Status RunWorks(const CollCall& call, int nworks, const WorkDesc* works, const WorkFn* fns, ConnGroup* const* groups,
                   const PrimConfig* configs);
-  // Oneshot allgather / broadcast (oneshot_messages.h).
+  // Oneshot allgather / broadcast (oneshot_messages.h), twoshot allreduce
+  // (twoshot_messages.h).
   Status RunMessages(const CollCall& call);
   PrimConfig BaseConfig(const CollCall& call, const TuneChoice& choice) const;
   Status RunSingleRank(const CollCall& call);
@@ -66,7 +68,8 @@ class HostCollImpl final : public HostColl {
   uint64_t message_min_bytes_ = 0;
   p2p::Backoff::Policy policy_{};
   std::array<std::unique_ptr<ConnGroup>, ConnGroup::kNumGroups> groups_;
-  std::unique_ptr<std::byte[]> scratch_;  // 3 steps: two receive peers and one send
+  std::unique_ptr<std::byte[]> scratch_;    // 3 steps: two receive peers and one send
+  std::vector<std::byte> message_scratch_;  // twoshot's peers' blocks, grown on demand
   PlanCache plans_;
   Status broken_;  // the first failure after traffic started (Run)
   // Moves the NET edges; made with the first group that has them, destroyed

@@ -69,15 +69,17 @@ ChunkSteps PlanSteps(const PlanInput& input);
 // Whether the host executor has (func, algo): ring for all five functions,
 // tree for AllReduce only (NCCL has no tree AllGather / ReduceScatter, and
 // its broadcast / reduce are ring-only too), oneshot for AllReduce,
-// AllGather and Broadcast.
+// AllGather and Broadcast, twoshot for AllReduce.
 bool HostAlgoExists(Func func, Algo algo);
 
 // Whether the host executor runs (func, algo) as point-to-point messages
-// (coll/host/oneshot_messages.h) rather than works: oneshot AllGather and
-// Broadcast. PlanCollective has nothing to plan for them. (Oneshot
-// AllReduce is works over connectors: it reduces on the way.)
+// rather than works: oneshot AllGather and Broadcast
+// (coll/host/oneshot_messages.h), twoshot AllReduce
+// (coll/host/twoshot_messages.h). PlanCollective has nothing to plan for
+// them. (Oneshot AllReduce is works over connectors: it reduces on the way.)
 constexpr bool HostRunsAsMessages(Func func, Algo algo) {
-  return algo == Algo::kOneShot && (func == Func::kAllGather || func == Func::kBroadcast);
+  return (algo == Algo::kOneShot && (func == Func::kAllGather || func == Func::kBroadcast)) ||
+         (algo == Algo::kTwoShot && func == Func::kAllReduce);
 }
 
 // Fills `out` (at least kMaxWorks entries) and returns how many works it

@@ -34,7 +34,8 @@ double RingSides(Func func, int nranks) {
 // Oneshot allgather / broadcast as point-to-point messages: every rank takes
 // each of its n - 1 peers' blocks (allgather) or the root's buffer
 // (broadcast) as one message, in turn: per peer the message's fixed cost and
-// a hop (a NET hop for a peer on another node). Sides on one host: 1,
+// a hop (a NET hop for a peer on another node, and the NET message's own
+// fixed cost). Sides on one host: 1,
 // since the receiver copies each byte once straight from the sender's memory
 // and the sender copies nothing (allgather: (n-1)/n of the output read, 1/n
 // its own block copied). A NET peer also costs its sender a side: 1/n of the
@@ -42,15 +43,28 @@ double RingSides(Func func, int nranks) {
 // whole buffer per NET peer at the broadcast's root (counted on top of a
 // receiver's side: a bound). NET sides at the NET bandwidth, the rest at
 // side_bw.
-void MessageCost(const TunerTables& tables, const HostShape& shape, Func func, double side_bw, HostCost* cost,
-                 double* path_us) {
+//
+// Twoshot allreduce is two such rounds of blocks (1/n of the call each), a
+// reduce-scatter then an all-gather: per round a local peer costs the
+// receiver a side of 1/n, a NET peer a send and a receive of 1/n; two
+// messages' fixed costs and two hops per peer. Its side_bw is reduce_gbps
+// (the first round's receiver also reduces).
+void MessageCost(const TunerTables& tables, const HostShape& shape, Func func, Algo algo, double side_bw,
+                 HostCost* cost, double* path_us) {
   const int local = (shape.nnodes > 1 ? std::min(shape.local_ranks, shape.nranks) : shape.nranks) - 1;
   const int net = shape.nranks - 1 - local;
-  const int a = static_cast<int>(Algo::kOneShot), p = static_cast<int>(Protocol::kSimple);
-  cost->latency_us += (shape.nranks - 1) * tables.message_us;  // each peer's message in turn
-  *path_us = net * tables.net_hop_us[p] + local * tables.hop_us[a][p];
-  const double net_sides = func == Func::kAllGather ? 2.0 * net / shape.nranks : net;
-  const double local_sides = 1.0 - (func == Func::kAllGather ? 1.0 * net / shape.nranks : 0.0);
+  const int a = static_cast<int>(algo), p = static_cast<int>(Protocol::kSimple);
+  const int rounds = algo == Algo::kTwoShot ? 2 : 1;
+  cost->latency_us += rounds * ((shape.nranks - 1) * tables.message_us + net * tables.net_message_us);
+  *path_us = rounds * (net * tables.net_hop_us[p] + local * tables.hop_us[a][p]);
+  double net_sides = 0, local_sides = 0;
+  if (algo == Algo::kTwoShot) {
+    net_sides = 4.0 * net / shape.nranks;
+    local_sides = 2.0 * local / shape.nranks;
+  } else {
+    net_sides = func == Func::kAllGather ? 2.0 * net / shape.nranks : net;
+    local_sides = 1.0 - (func == Func::kAllGather ? 1.0 * net / shape.nranks : 0.0);
+  }
   cost->sides = net_sides + local_sides;
   if (net > 0) {
     const double net_bw = std::min(side_bw, tables.net_gbps[a][p]);
@@ -128,7 +142,7 @@ HostCost HostCostOf(const TunerTables& tables, const HostShape& shape, Func func
     cost.sides = passes * shape.tree_sides;
   } else if (HostRunsAsMessages(func, algo)) {
     if (nchannels != 1) return HostCost{};  // one channel only (oneshot_messages.h)
-    MessageCost(tables, shape, func, side_bw, &cost, &path_us);
+    MessageCost(tables, shape, func, algo, side_bw, &cost, &path_us);
   } else if (algo == Algo::kOneShot) {
     // Peers on other nodes (NET) and on this one: a NET hop per NET peer, in
     // turn (the proxy sends and receives their messages one after another),

@@ -19,6 +19,9 @@
 //          one cache-line transfer each, in sequence); across nodes a NET
 //          hop for each peer on another node (in turn: one proxy sends and
 //          receives them) and a hop for each on this one.
+//   oneshot (allgather, broadcast) and twoshot (allreduce) as point-to-point
+//          messages (HostRunsAsMessages): per peer a message's fixed cost
+//          and a hop, twice for twoshot (host_model.cc MessageCost).
 //
 //   bandwidth part = bytes * sides / (1000 * side_bw) microseconds, where
 //   `sides` is NCCL's busBw -> algBw ratio in host terms: the bytes the

@@ -17,10 +17,10 @@
 namespace gpurun::coll {
 namespace {
 
-// Candidates in the order that wins ties: ring, tree, oneshot; Simple first
+// Candidates in the order that wins ties: ring, tree, oneshot, twoshot; Simple first
 // (so one rank, where every candidate costs the base, gets NCCL's
 // ring/Simple), then LL128, then LL.
-constexpr Algo kHostAlgos[] = {Algo::kRing, Algo::kTree, Algo::kOneShot};
+constexpr Algo kHostAlgos[] = {Algo::kRing, Algo::kTree, Algo::kOneShot, Algo::kTwoShot};
 constexpr Protocol kHostProtos[] = {Protocol::kSimple, Protocol::kLL128, Protocol::kLL};
 
 // One candidate's time as latency + bytes * per_byte (per_byte < 0: the
@@ -151,10 +151,11 @@ void LogCandidates(const TuneInput& input, const double (&times)[kNumAlgos][kNum
   GR_LOG(Trace, Tuning) << FuncName(input.func) << " " << input.bytes << " B candidates:" << text;
 }
 
-// Bytes of one message of oneshot allgather (a rank's block) or broadcast (the buffer).
+// Bytes of one message of oneshot allgather or twoshot allreduce (a rank's
+// block) or oneshot broadcast (the buffer).
 uint64_t MessageBytes(const TuneInput& input) {
-  return input.func == Func::kAllGather ? input.bytes / static_cast<uint64_t>(input.nranks < 1 ? 1 : input.nranks)
-                                        : input.bytes;
+  return input.func == Func::kBroadcast ? input.bytes
+                                        : input.bytes / static_cast<uint64_t>(input.nranks < 1 ? 1 : input.nranks);
 }
 
 }  // namespace

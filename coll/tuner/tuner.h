@@ -26,8 +26,9 @@ struct TuneInput {
   int local_ranks = 1;  // ranks of the communicator on this host
   // The smallest message the point-to-point engine copies once on one host
   // (GPURUN_SHM_EAGER_LIMIT: larger ones go by rendezvous and
-  // process_vm_readv). Oneshot allgather / broadcast, which move each block
-  // as one message, are taken automatically only from blocks this large:
+  // process_vm_readv). Oneshot allgather / broadcast and twoshot allreduce,
+  // which move each block as one message, are taken automatically only from
+  // blocks this large:
   // below it every block is copied twice, as the ring's steps are, and on
   // top each peer's message costs the engine's handling in turn (measured
   // with 2 ranks only, tuner_tables_host.cc D; with more ranks the model's

@@ -30,6 +30,10 @@ struct TunerTables {
   // the receiver's single copy set up, its completion message back),
   // microseconds.
   double message_us;
+  // On top of that, each such message to a peer on another host: UCX's
+  // rendezvous handshake for a large message (request, then the receiver's
+  // go-ahead, before the data), microseconds.
+  double net_message_us;
   // Fixed cost of each work (one channel's part of the call on one ring or
   // tree: primitive setup, the first and last step's handshakes), on top of
   // its hops, microseconds.

@@ -77,6 +77,22 @@
 //      512 KiB 16.0-16.4 / 27.5-28.8, 2 MiB 168-169 / 141-252, 8 MiB 718-722 /
 //      615-619; out of place the ring is slower (2 MiB 260-268, 8 MiB
 //      1088-1161) and oneshot the same.
+//   E  twoshot allreduce (point-to-point messages,
+//      coll/host/twoshot_messages.h), 2026-12-01 11:20-11:35 UTC, idle
+//      machine (a 2-vCPU AMD EPYC VM again that day), against ring/simple in
+//      the same runs, alternating, two rounds, float sum:
+//      one host: GPURUN_ALGO=twoshot|ring GPURUN_PROTO=simple build/bin/gpurun
+//      -n 2 --bind-to core build/bin/gpurun-bench allreduce -b 1K -e 8M -f 4
+//      -c 1: twoshot 1 KiB 1.18-1.19 / 1.02-1.12 us, 64 KiB 19.3-19.6 /
+//      7.0-7.1, 1 MiB 183 / 66.5, 4 MiB 708-741 / 278-279 (out of place).
+//      That VM's process_vm_readv is slow: oneshot allgather no longer beat
+//      the ring there (64 KiB 6.4 against 3.3 us, 1 MiB 50.6 against 40.7).
+//      Across 2 virtual nodes x 1 rank: UCX_NET_DEVICES=lo
+//      GPURUN_ALGO=twoshot|ring GPURUN_PROTO=simple build/bin/gpurun -n 2
+//      --nodes 2 build/bin/gpurun-bench allreduce -b 8 -e 4M -f 4 -c 0 -n 50
+//      -w 5: twoshot 8 B-8 KiB 33-47 / 27-52 us, 32 KiB 74-76 / 41-49,
+//      128 KiB 132-142 / 111-151, 512 KiB 401-404 / 423-537, 2 MiB 1208 /
+//      1888-1955 (that VM's loopback TCP was ~4x slower than Z's).
 //
 // Not measurable here: anything with more than 2 ranks (4 ranks on 2 vCPUs
 // measure oversubscription: 40-120 us at 8 B), so hop costs for longer rings
@@ -98,13 +114,14 @@ constexpr int kSimple = static_cast<int>(Protocol::kSimple);
 constexpr int kTree = static_cast<int>(Algo::kTree);
 constexpr int kRing = static_cast<int>(Algo::kRing);
 constexpr int kOneShot = static_cast<int>(Algo::kOneShot);
+constexpr int kTwoShot = static_cast<int>(Algo::kTwoShot);
 
 constexpr TunerTables MakeHostTables() {
   TunerTables t{};
-  // Ring for all five functions; tree and oneshot for allreduce only
-  // (coll/planner HostAlgoExists; tuner_test checks they agree). A tree
-  // broadcast / reduce is one more `true` here. NVLS and two-shot do not
-  // exist on the host path: false.
+  // Ring for all five functions; tree, oneshot and twoshot for allreduce,
+  // oneshot for allgather and broadcast (coll/planner HostAlgoExists;
+  // tuner_test checks they agree). A tree broadcast / reduce is one more
+  // `true` here. NVLS does not exist on the host path: false.
   for (int f = 0; f < kNumFuncs; ++f) t.implemented[f][kRing] = true;
   t.implemented[static_cast<int>(Func::kAllReduce)][kTree] = true;
   t.implemented[static_cast<int>(Func::kAllReduce)][kOneShot] = true;  // across nodes over NET too (host_model.h)
@@ -112,8 +129,10 @@ constexpr TunerTables MakeHostTables() {
   // (copy_gbps below; LL and LL128 stay 0).
   t.implemented[static_cast<int>(Func::kAllGather)][kOneShot] = true;
   t.implemented[static_cast<int>(Func::kBroadcast)][kOneShot] = true;
+  // Twoshot allreduce: point-to-point messages too, simple only.
+  t.implemented[static_cast<int>(Func::kAllReduce)][kTwoShot] = true;
 
-  for (int a : {kTree, kRing, kOneShot}) {
+  for (int a : {kTree, kRing, kOneShot, kTwoShot}) {
     // B: base + work 0.311 (LL), 0.286 (Simple) us, less the work below;
     // oneshot the same (B1).
     // LL128's own fit (0.470 with a negative hop) is noise; with LL's hop it
@@ -198,6 +217,23 @@ constexpr TunerTables MakeHostTables() {
   // 62.0 us at 32 KiB against ring/LL's 117.8, so the ring's value is a
   // floor.
   t.net_gbps[kOneShot][kSimple] = 0.92 * t.net_gbps[kRing][kSimple];
+  // E, twoshot/simple. One host: its 1-4 MiB slope, one side per byte with
+  // 2 ranks (host_model.cc MessageCost): 3 MiB in 541-557 us, 5.8 GB/s. The
+  // ring's 2 sides at 13.7 stay 1.18x cheaper per byte and its latency is
+  // lower, so on one host the model never takes twoshot, as E measured.
+  // Across nodes the ratio to the ring of the same run, 512 KiB-2 MiB slopes
+  // with 2 sides each (twoshot 1.5 MiB in 806 us, ring in 1365-1418): 1.79.
+  // The base and hop are the ring's (set above): at 8 B-8 KiB across nodes
+  // E has both at 2 NET hops and about the same time.
+  // Across nodes E's twoshot took about 30 us more than the model's base,
+  // hops and slope from 8 to 128 KiB (32 KiB 74-76 against 45, 128 KiB
+  // 132-142 against 108) and about the same as the ring up to 128 KiB: a
+  // rendezvous handshake per NET message, 15 us, for each of its two rounds.
+  // (For oneshot allgather / broadcast across nodes, which the ring beats
+  // there anyway, the same cost.)
+  t.net_message_us = 15;
+  t.reduce_gbps[kTwoShot][kSimple] = 5.8;
+  t.net_gbps[kTwoShot][kSimple] = 1.79 * t.net_gbps[kRing][kSimple];
   return t;
 }
 

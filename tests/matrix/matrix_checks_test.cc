@@ -190,9 +190,13 @@ TEST(ExpectRejected, TreeOnlyForAllreduceAndBarrier) {
   EXPECT_FALSE(ExpectRejected(Coll::kAlltoall, Algo::kTree, Proto::kSimple));
   EXPECT_FALSE(ExpectRejected(Coll::kAllreduce, Algo::kOneShot, Proto::kLL128));
   EXPECT_TRUE(ExpectRejected(Coll::kReduce, Algo::kOneShot, Proto::kSimple));
-  // The host engine has no two-shot: refused wherever an algorithm is chosen.
+  // Two-shot: allreduce (and barrier) with simple only; refused elsewhere.
   EXPECT_TRUE(ExpectRejected(Coll::kAllreduce, Algo::kTwoShot, Proto::kLL));
-  EXPECT_TRUE(ExpectRejected(Coll::kBarrier, Algo::kTwoShot, Proto::kAuto));
+  EXPECT_TRUE(ExpectRejected(Coll::kBarrier, Algo::kTwoShot, Proto::kLL128));
+  EXPECT_FALSE(ExpectRejected(Coll::kAllreduce, Algo::kTwoShot, Proto::kSimple));
+  EXPECT_FALSE(ExpectRejected(Coll::kBarrier, Algo::kTwoShot, Proto::kAuto));
+  EXPECT_TRUE(ExpectRejected(Coll::kAllgather, Algo::kTwoShot, Proto::kSimple));
+  EXPECT_TRUE(ExpectRejected(Coll::kReduce, Algo::kTwoShot, Proto::kAuto));
   EXPECT_STREQ(RejectingVariable(Coll::kAllreduce, Algo::kTwoShot, Proto::kLL), "GPURUN_ALGO");
   EXPECT_FALSE(ExpectRejected(Coll::kAlltoall, Algo::kTwoShot, Proto::kLL));
 }

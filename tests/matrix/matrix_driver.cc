@@ -132,11 +132,11 @@ std::string JoinColls(const std::vector<Coll>& colls) {
   return text;
 }
 
-// Two-shot is left out: the host engine has none, and a forced algorithm it
-// lacks is refused by the tuner (tuner_test) and by the device matrix.
+// Every algorithm with every protocol: the ones a collective lacks are
+// expected to be refused (ExpectRejected).
 std::vector<Variant> AllVariants() {
   std::vector<Variant> v = {{Algo::kAuto, Proto::kAuto}};
-  for (Algo a : {Algo::kRing, Algo::kTree, Algo::kOneShot}) {
+  for (Algo a : {Algo::kRing, Algo::kTree, Algo::kOneShot, Algo::kTwoShot}) {
     for (Proto p : {Proto::kLL, Proto::kLL128, Proto::kSimple}) v.push_back({a, p});
   }
   return v;

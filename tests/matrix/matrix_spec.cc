@@ -119,8 +119,8 @@ namespace {
 // The engine's algorithms per collective: ring everywhere, tree and oneshot
 // for allreduce (and barrier, a small allreduce), oneshot with simple only
 // for allgather and broadcast (point-to-point messages,
-// coll/host/oneshot_messages.h); none for the point-to-point ones. Two-shot
-// is the GPU path's only.
+// coll/host/oneshot_messages.h), twoshot with simple only for allreduce and
+// barrier (coll/host/twoshot_messages.h); none for the point-to-point ones.
 bool HasTree(Coll coll) { return coll == Coll::kAllreduce || coll == Coll::kBarrier; }
 bool HasOneShotMessages(Coll coll) {
   return coll == Coll::kAllgather || coll == Coll::kBcast || coll == Coll::kBroadcast;
@@ -141,7 +141,9 @@ bool HasAlgorithm(Coll coll) {
 }  // namespace
 
 bool ExpectRejected(Coll coll, Algo algo, Proto proto) {
-  if (algo == Algo::kTwoShot) return HasAlgorithm(coll);
+  if (algo == Algo::kTwoShot) {
+    return HasTree(coll) ? proto != Proto::kAuto && proto != Proto::kSimple : HasAlgorithm(coll);
+  }
   if (algo == Algo::kOneShot && HasOneShotMessages(coll)) return proto != Proto::kAuto && proto != Proto::kSimple;
   return HasAlgorithm(coll) && (algo == Algo::kTree || algo == Algo::kOneShot) && !HasTree(coll);
 }

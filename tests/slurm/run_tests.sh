@@ -143,6 +143,24 @@ test_srun_matrix_net_forced() {
   done
 }
 
+# The collectives made of point-to-point messages (coll/host/oneshot_messages.h, twoshot_messages.h) forced across
+# nodes, where their messages take the engine's UCX wire: oneshot allgather and broadcast, twoshot allreduce, on
+# 2 nodes x 2 ranks and 4 nodes x 1 rank.
+test_srun_matrix_messages_forced() {
+  local pair algo colls shape
+  for shape in "2 4" "4 4"; do
+    for pair in oneshot:allgather,bcast twoshot:allreduce; do
+      algo=${pair%%:*} colls=${pair#*:}
+      # shellcheck disable=SC2086 # shape is "NODES RANKS"
+      set -- $shape
+      run env GPURUN_ALGO=$algo GPURUN_PROTO=simple srun --mpi=pmix -N"$1" -n"$2" "$bin/coll_matrix" --algo=$algo \
+        --proto=simple --colls=$colls --types=int32,float --ops=sum,max --sizes=0,7,4099,300007 --offsets=0,4
+      expect "$algo on $1 nodes x $2 ranks: exit 0" [ "$rc" -eq 0 ] &&
+        expect "$algo on $1 nodes: no failure" has 'coll_matrix: [0-9]+ checks, 0 failures' || return 1
+    done
+  done
+}
+
 # LL128 is off on NET edges: forcing it across nodes fails on every rank with the reason, not a hang or wrong data.
 test_srun_net_ll128_refused() {
   run env GPURUN_PROTO=ll128 srun --mpi=pmix -N2 -n2 "$bin/allreduce" 1000
@@ -370,7 +388,7 @@ one() {
 }
 
 tests=(srun_hello_4x2 srun_ring_4x1 srun_pingpong_2x1 srun_wires_2x2 srun_allreduce_2x2 srun_allreduce_3_uneven srun_matrix_2x2 srun_matrix_4x1_ring
-  srun_matrix_net_forced srun_net_ll128_refused srun_matrix_net_always_1x2 srun_mpi_examples_2x2 srun_mpi_programs_2x2
+  srun_matrix_net_forced srun_matrix_messages_forced srun_net_ll128_refused srun_matrix_net_always_1x2 srun_mpi_examples_2x2 srun_mpi_programs_2x2
   sbatch_examples salloc_gpurun_dry_run salloc_gpurun_delegates salloc_gpurun_stdin_and_exports salloc_gpurun_allreduce
   salloc_gpurun_timeout salloc_gpurun_sigint salloc_rank_killed salloc_rank_exit_code)
 [ -z "${CLUSTER_TESTS:-}" ] || read -r -a tests <<<"${CLUSTER_TESTS//,/ }"

@@ -126,7 +126,7 @@ TEST_F(TunerTest, OneRankIsRingSimpleAtBaseCost) {
   }
 }
 
-TEST_F(TunerTest, HostPathImplementsRingEverywhereTreeForAllreduceOneshotForThreeFunctions) {
+TEST_F(TunerTest, HostPathImplementsRingEverywhereTreeForAllreduceOneshotForThreeFunctionsTwoshotForAllreduce) {
   for (Func func : kFuncs) {
     const TuneInput input = Input(func, 4096, 4);
     const TuneInput across = Input(func, 4096, 4, 2);
@@ -143,7 +143,12 @@ TEST_F(TunerTest, HostPathImplementsRingEverywhereTreeForAllreduceOneshotForThre
       if (messages) {
         EXPECT_LT(PredictHostUs(input, Algo::kOneShot, p, 2), 0) << "one channel only";
       }
-      for (Algo a : {Algo::kNvls, Algo::kTwoShot}) EXPECT_LT(PredictHostUs(input, a, p, 1), 0);
+      // Twoshot allreduce: point-to-point messages too, simple and one channel.
+      const bool twoshot = func == Func::kAllReduce && p == Protocol::kSimple;
+      EXPECT_EQ(PredictHostUs(input, Algo::kTwoShot, p, 1) > 0, twoshot) << FuncName(func) << " " << ProtocolName(p);
+      EXPECT_EQ(PredictHostUs(across, Algo::kTwoShot, p, 1) > 0, twoshot) << FuncName(func) << " across hosts";
+      EXPECT_LT(PredictHostUs(input, Algo::kTwoShot, p, 2), 0) << "one channel only";
+      EXPECT_LT(PredictHostUs(input, Algo::kNvls, p, 1), 0);
       EXPECT_LT(PredictHostUs(input, Algo::kRing, p, 0), 0);
       EXPECT_LT(PredictHostUs(input, Algo::kRing, p, kHostMaxChannels + 1), 0);
       EXPECT_GT(PredictHostUs(input, Algo::kRing, p, kHostMaxChannels), 0);
@@ -303,13 +308,26 @@ TEST_F(TunerTest, ImpossibleForcedChoicesAreInvalidUsage) {
   ExpectInvalidUsage(Input(Func::kAllGather, 1024, 4), Override("tree", ""), {"GPURUN_ALGO", "tree", "allgather"});
   for (Func func : kFuncs) {
     ExpectInvalidUsage(Input(func, 1024, 4), Override("nvls", ""), {"GPURUN_ALGO", "nvls", FuncName(func)});
-    ExpectInvalidUsage(Input(func, 1024, 4), Override("twoshot", ""), {"GPURUN_ALGO", "twoshot"});
+    if (func != Func::kAllReduce) {
+      ExpectInvalidUsage(Input(func, 1024, 4), Override("twoshot", ""), {"GPURUN_ALGO", "twoshot"});
+    }
     if (func == Func::kReduce || func == Func::kReduceScatter) {
       ExpectInvalidUsage(Input(func, 1024, 4), Override("oneshot", ""), {"GPURUN_ALGO", "oneshot"});
     }
     if (func == Func::kAllGather || func == Func::kBroadcast) {  // messages: simple only
       ExpectInvalidUsage(Input(func, 1024, 4), Override("oneshot", "ll,ll128"),
                          {"GPURUN_ALGO", "oneshot", "ll", "oneshot with simple"});
+    }
+  }
+  // Twoshot allreduce: messages, simple only; at any size when forced, even
+  // under the smallest message the engine copies once.
+  ExpectInvalidUsage(Input(Func::kAllReduce, 1024, 4), Override("twoshot", "ll,ll128"),
+                     {"GPURUN_ALGO", "twoshot", "twoshot with simple"});
+  for (uint64_t bytes : {uint64_t{8}, uint64_t{1024}, kGiB}) {
+    for (int nodes : {1, 2}) {
+      const TuneChoice forced = ChooseOk(Input(Func::kAllReduce, bytes, 4, nodes), Override("twoshot", ""));
+      EXPECT_EQ(forced.algo, Algo::kTwoShot);
+      EXPECT_EQ(forced.proto, Protocol::kSimple);
     }
   }
   // Oneshot exists for allreduce, on one host and across hosts (over NET, without ll128).
@@ -326,6 +344,22 @@ TEST_F(TunerTest, ImpossibleForcedChoicesAreInvalidUsage) {
   EXPECT_TRUE(ChooseHost(Input(Func::kAllReduce, 8, 4), o).ok());
   // The same holds with one rank.
   ExpectInvalidUsage(Input(Func::kAllGather, 8, 1), Override("tree", ""), {"GPURUN_ALGO"});
+}
+
+// Twoshot allreduce (tuner_tables_host.cc E): on one host the ring is faster
+// at every size, so never chosen there; across hosts, where its messages go
+// from the user's buffer and the ring's NET proxy copies every step, chosen
+// for large calls and not for small ones (one NET hop of oneshot wins).
+TEST_F(TunerTest, TwoShotOnlyForLargeAllreduceAcrossHosts) {
+  for (int n : {2, 3, 4, 8, 16}) {
+    for (uint64_t bytes = 8; bytes <= kGiB; bytes *= 4) {
+      EXPECT_NE(ChooseOk(Input(Func::kAllReduce, bytes, n)).algo, Algo::kTwoShot) << n << " ranks, " << bytes << " B";
+    }
+  }
+  for (int nodes : {2, 4}) {
+    EXPECT_EQ(ChooseOk(Input(Func::kAllReduce, uint64_t{8} << 20, nodes, nodes)).algo, Algo::kTwoShot) << nodes;
+    EXPECT_NE(ChooseOk(Input(Func::kAllReduce, 8192, nodes, nodes)).algo, Algo::kTwoShot) << nodes;
+  }
 }
 
 TEST_F(TunerTest, NChannelsForcesTheChannelCount) {

@@ -134,11 +134,19 @@ Status ThreadLink::WaitAllSized(std::span<LinkRequest*> requests, const char* wh
   const auto start = std::chrono::steady_clock::now();
   for (LinkRequest*& req : requests) {
     while (req != nullptr) {
-      bool done = false;
       GR_RETURN_IF_ERROR(world_.Poll(req));
-      const bool wrong_size = req->wrong_size;
-      if (Status s = Test(&req, &done); !s.ok()) return wrong_size ? Status(mismatch, s.message()) : s;
-      if (done) break;
+      // Once done (matched under the world's lock) a request no longer
+      // changes: its size check and status are read together here, not
+      // through Test, whose own Poll could match it after an earlier read.
+      if (req->done) {
+        const bool wrong_size = req->wrong_size;
+        Status status = req->status;
+        delete req;
+        req = nullptr;
+        if (!status.ok()) return wrong_size ? Status(mismatch, status.message()) : status;
+        break;
+      }
+      GR_RETURN_IF_ERROR(CheckPeer(req->is_send ? req->dst : req->src));
       if (std::chrono::steady_clock::now() - start > kWorldTimeout)
         return TimeoutError(std::string(what) + " timed out");
       std::this_thread::yield();
