@@ -11,6 +11,7 @@
 #include "coll/host/reduce.h"
 #include "coll/host/twoshot_messages.h"
 #include "coll/tuner/tuner_tables.h"
+#include "p2p/ucx/ucx_wire.h"
 #include "runtime/base/param_table.h"
 
 namespace gpurun::coll {
@@ -18,6 +19,8 @@ namespace {
 
 // The tuner may pick any channel count its tables allow; groups exist for each.
 static_assert(kHostMaxChannels <= kMaxChannels);
+// The tuner's default is the UCX wire's rendezvous size (tuner.h).
+static_assert(TuneInput{}.net_message_min_bytes == p2p::kUcxWireEagerBytes);
 
 // Bytes of the output buffer (and of the input, but for allgather /
 // reducescatter) of `call` on `nranks` ranks.

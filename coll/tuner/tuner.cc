@@ -174,9 +174,12 @@ StatusOr<TuneChoice> ChooseHost(const TuneInput& input, const CollOverride& over
 
   TuneChoice best;
   bool found = false;
-  // First without messages smaller than input.message_min_bytes (tuner.h),
+  // First without messages smaller than input.message_min_bytes (across
+  // hosts also net_message_min_bytes; tuner.h),
   // then, if nothing was left, with them.
-  const bool small_messages = MessageBytes(input) < input.message_min_bytes;
+  const uint64_t min_bytes =
+      input.nnodes > 1 ? std::max(input.message_min_bytes, input.net_message_min_bytes) : input.message_min_bytes;
+  const bool small_messages = MessageBytes(input) < min_bytes;
   for (int pass = 0; pass < 2 && !found; ++pass) {
     for (int ai = 0; ai < kNumHostAlgos; ++ai) {
       const Algo a = kHostAlgos[ai];

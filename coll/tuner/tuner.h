@@ -35,6 +35,13 @@ struct TuneInput {
   // per-message cost is a guess). A restriction that leaves only them still
   // gets them.
   uint64_t message_min_bytes = 16384;
+  // The same across hosts (nnodes > 1), where the larger of the two
+  // applies: the UCX wire's rendezvous size (p2p/ucx/ucx_wire.h
+  // kUcxWireEagerBytes; HostColl checks they agree), from which UCX sends the
+  // user's buffer itself. Below it every message is copied into UCX's
+  // buffers, and the ring's pipelined NET steps were measured as fast or
+  // faster (tuner_tables_host.cc E2).
+  uint64_t net_message_min_bytes = 131072;
 };
 
 struct TuneChoice {

@@ -93,6 +93,11 @@
 //      -w 5: twoshot 8 B-8 KiB 33-47 / 27-52 us, 32 KiB 74-76 / 41-49,
 //      128 KiB 132-142 / 111-151, 512 KiB 401-404 / 423-537, 2 MiB 1208 /
 //      1888-1955 (that VM's loopback TCP was ~4x slower than Z's).
+//   E2 the same across nodes after the UCX wire's eager limit went from 8 to
+//      64 KiB (p2p/ucx/ucx_wire.h), 11:45 UTC, -b 8K -e 2M -f 2: twoshot
+//      against ring 8-64 KiB 37-64 / 32-45 us (4-22 us more), 128 KiB
+//      107-111 / 105-110, 256 KiB 198-210 / 205-213, 512 KiB 387-389 /
+//      401-403, 1 MiB 614-689 / 849-896, 2 MiB 1110-1171 / 1613-1621.
 //
 // Not measurable here: anything with more than 2 ranks (4 ranks on 2 vCPUs
 // measure oversubscription: 40-120 us at 8 B), so hop costs for longer rings
@@ -225,13 +230,14 @@ constexpr TunerTables MakeHostTables() {
   // with 2 sides each (twoshot 1.5 MiB in 806 us, ring in 1365-1418): 1.79.
   // The base and hop are the ring's (set above): at 8 B-8 KiB across nodes
   // E has both at 2 NET hops and about the same time.
-  // Across nodes E's twoshot took about 30 us more than the model's base,
-  // hops and slope from 8 to 128 KiB (32 KiB 74-76 against 45, 128 KiB
-  // 132-142 against 108) and about the same as the ring up to 128 KiB: a
-  // rendezvous handshake per NET message, 15 us, for each of its two rounds.
-  // (For oneshot allgather / broadcast across nodes, which the ring beats
-  // there anyway, the same cost.)
-  t.net_message_us = 15;
+  // Across nodes E2's twoshot took 4-22 us more than the ring up to 64 KiB,
+  // where both have two NET hops: a fixed cost per NET message in each
+  // round, about 3 us (UCX's handling of a message to another host,
+  // beyond the hop). The ring's pipelined steps keep up with twoshot up to
+  // 256 KiB (E2), which a linear model cannot say with one constant: across
+  // hosts the tuner takes the message algorithms only from messages UCX
+  // sends without a copy (TuneInput::net_message_min_bytes, tuner.h).
+  t.net_message_us = 3;
   t.reduce_gbps[kTwoShot][kSimple] = 5.8;
   t.net_gbps[kTwoShot][kSimple] = 1.79 * t.net_gbps[kRing][kSimple];
   return t;

@@ -68,9 +68,9 @@ TEST_F(TunerTest, ChoiceIsTheCheapestAllowedCandidate) {
         const TuneInput input = Input(func, bytes, n);
         const TuneChoice choice = ChooseOk(input);
         EXPECT_DOUBLE_EQ(choice.predicted_us, PredictHostUs(input, choice.algo, choice.proto, choice.nchannels));
-        // Oneshot allgather / broadcast compete only from messages of
-        // message_min_bytes (tuner.h).
-        const uint64_t message = func == Func::kAllGather ? bytes / static_cast<uint64_t>(n) : bytes;
+        // Oneshot allgather / broadcast and twoshot allreduce compete only
+        // from messages of message_min_bytes (tuner.h).
+        const uint64_t message = func == Func::kBroadcast ? bytes : bytes / static_cast<uint64_t>(n);
         for (Algo a : kAllAlgos) {
           if (HostRunsAsMessages(func, a) && message < input.message_min_bytes) continue;
           for (Protocol p : kAllProtos) {
@@ -360,6 +360,18 @@ TEST_F(TunerTest, TwoShotOnlyForLargeAllreduceAcrossHosts) {
     EXPECT_EQ(ChooseOk(Input(Func::kAllReduce, uint64_t{8} << 20, nodes, nodes)).algo, Algo::kTwoShot) << nodes;
     EXPECT_NE(ChooseOk(Input(Func::kAllReduce, 8192, nodes, nodes)).algo, Algo::kTwoShot) << nodes;
   }
+  // Across hosts only from messages UCX sends without a copy
+  // (net_message_min_bytes): 64 KiB blocks are below it, so the ring, though
+  // the model alone takes twoshot there; 128 KiB blocks are not.
+  TuneInput mid = Input(Func::kAllReduce, 131072, 2, 2);
+  EXPECT_NE(ChooseOk(mid).algo, Algo::kTwoShot);
+  mid.net_message_min_bytes = 0;
+  EXPECT_EQ(ChooseOk(mid).algo, Algo::kTwoShot);
+  EXPECT_EQ(ChooseOk(Input(Func::kAllReduce, 262144, 2, 2)).algo, Algo::kTwoShot);
+  // On one host the smaller shared-memory limit applies, not the UCX one.
+  TuneInput local = Input(Func::kAllGather, 65536, 2);
+  local.net_message_min_bytes = uint64_t{1} << 30;
+  EXPECT_EQ(ChooseOk(local).algo, Algo::kOneShot);
 }
 
 TEST_F(TunerTest, NChannelsForcesTheChannelCount) {
