@@ -2,6 +2,7 @@
 #include "coll/host/twoshot_messages.h"
 
 #include <algorithm>
+#include <span>
 
 #include "coll/host/reduce.h"
 #include "coll/host/step_window.h"
@@ -9,27 +10,41 @@
 namespace gpurun::coll {
 namespace {
 
-// Phase 1: every peer's copy of block `r` into `scratch` (slot k - 1 for the
-// peer k steps back), block `to` of the input to each peer.
+// One round: at step k (1..n-1) this rank sends send_at(k) to rank r + k
+// and receives recv_at(k) from rank r - k; an empty span skips that half
+// (an empty block sends nothing, and its receiver expects nothing).
+template <typename SendAt, typename RecvAt>
+Status Exchange(CommLink& link, int tag, const char* what, SendAt send_at, RecvAt recv_at) {
+  const int n = link.size(), r = link.rank();
+  StepWindow window(link, tag, what);
+  for (int k = 1; k < n; ++k) {
+    const std::span<const std::byte> out = send_at(k);
+    const std::span<std::byte> in = recv_at(k);
+    const int send_peer = out.empty() ? -1 : (r + k) % n;
+    const int recv_peer = in.empty() ? -1 : (r - k + n) % n;
+    if (send_peer < 0 && recv_peer < 0) continue;
+    if (!window.Post(send_peer, out.data(), out.size(), recv_peer, in.data(), in.size()).ok()) break;
+  }
+  return window.Finish();
+}
+
+// Elements `block` of `base`, as bytes.
+template <typename T>
+std::span<T> BytesOf(T* base, const Block& block, size_t esize) {
+  return std::span<T>(base + block.start * esize, block.count * esize);
+}
+
+// Phase 1: block `to` of the input to each peer; every peer's copy of block
+// `r` into `scratch` (slot k - 1 for the peer k steps back).
 Status ScatterBlocks(CommLink& link, const CollCall& call, std::byte* scratch) {
   const int n = link.size(), r = link.rank();
   const size_t esize = ElemSize(call.type);
-  const Block mine = TwoShotBlock(call.count, n, r);
+  const size_t slot_bytes = TwoShotBlock(call.count, n, r).count * esize;
   const auto* send = static_cast<const std::byte*>(call.send);
-  StepWindow window(link, kTwoShotScatterTag, "twoshot allreduce (reduce-scatter)");
-  for (int k = 1; k < n; ++k) {
-    const int to = (r + k) % n, from = (r - k + n) % n;
-    const Block theirs = TwoShotBlock(call.count, n, to);
-    const int send_peer = theirs.count > 0 ? to : -1;
-    const int recv_peer = mine.count > 0 ? from : -1;
-    if (send_peer < 0 && recv_peer < 0) continue;
-    std::byte* slot = scratch + static_cast<size_t>(k - 1) * mine.count * esize;
-    if (!window.Post(send_peer, send + theirs.start * esize, theirs.count * esize, recv_peer, slot, mine.count * esize)
-             .ok()) {
-      break;
-    }
-  }
-  return window.Finish();
+  return Exchange(
+      link, kTwoShotScatterTag, "twoshot allreduce (reduce-scatter)",
+      [&](int k) { return BytesOf(send, TwoShotBlock(call.count, n, (r + k) % n), esize); },
+      [&](int k) { return std::span<std::byte>(scratch + static_cast<size_t>(k - 1) * slot_bytes, slot_bytes); });
 }
 
 // Block `r` of the output: this rank's copy, then the peers' in the order
@@ -52,23 +67,11 @@ void ReduceBlock(const CollCall& call, int n, int r, const std::byte* scratch) {
 Status GatherBlocks(CommLink& link, const CollCall& call) {
   const int n = link.size(), r = link.rank();
   const size_t esize = ElemSize(call.type);
-  const Block mine = TwoShotBlock(call.count, n, r);
   auto* recv = static_cast<std::byte*>(call.recv);
-  StepWindow window(link, kTwoShotGatherTag, "twoshot allreduce (all-gather)");
-  for (int k = 1; k < n; ++k) {
-    const int to = (r + k) % n, from = (r - k + n) % n;
-    const Block theirs = TwoShotBlock(call.count, n, from);
-    const int send_peer = mine.count > 0 ? to : -1;
-    const int recv_peer = theirs.count > 0 ? from : -1;
-    if (send_peer < 0 && recv_peer < 0) continue;
-    if (!window
-             .Post(send_peer, recv + mine.start * esize, mine.count * esize, recv_peer, recv + theirs.start * esize,
-                   theirs.count * esize)
-             .ok()) {
-      break;
-    }
-  }
-  return window.Finish();
+  const std::span<const std::byte> mine = BytesOf<const std::byte>(recv, TwoShotBlock(call.count, n, r), esize);
+  return Exchange(
+      link, kTwoShotGatherTag, "twoshot allreduce (all-gather)", [&](int) { return mine; },
+      [&](int k) { return BytesOf(recv, TwoShotBlock(call.count, n, (r - k + n) % n), esize); });
 }
 
 }  // namespace
