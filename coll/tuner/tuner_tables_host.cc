@@ -78,7 +78,7 @@
 //      615-619; out of place the ring is slower (2 MiB 260-268, 8 MiB
 //      1088-1161) and oneshot the same.
 //   E  twoshot allreduce (point-to-point messages,
-//      coll/host/twoshot_messages.h), 2026-12-01 11:20-11:35 UTC, idle
+//      coll/host/twoshot_messages.h), 2026-12-01 10:50-11:00 UTC, idle
 //      machine (a 2-vCPU AMD EPYC VM again that day), against ring/simple in
 //      the same runs, alternating, two rounds, float sum:
 //      one host: GPURUN_ALGO=twoshot|ring GPURUN_PROTO=simple build/bin/gpurun
@@ -94,7 +94,7 @@
 //      128 KiB 132-142 / 111-151, 512 KiB 401-404 / 423-537, 2 MiB 1208 /
 //      1888-1955 (that VM's loopback TCP was ~4x slower than Z's).
 //   E2 the same across nodes after the UCX wire's eager limit went from 8 to
-//      64 KiB (p2p/ucx/ucx_wire.h), 11:45 UTC, -b 8K -e 2M -f 2: twoshot
+//      64 KiB (p2p/ucx/ucx_wire.h), 11:30 UTC, -b 8K -e 2M -f 2: twoshot
 //      against ring 8-64 KiB 37-64 / 32-45 us (4-22 us more), 128 KiB
 //      107-111 / 105-110, 256 KiB 198-210 / 205-213, 512 KiB 387-389 /
 //      401-403, 1 MiB 614-689 / 849-896, 2 MiB 1110-1171 / 1613-1621.
