@@ -104,6 +104,7 @@ StatusOr<TuneChoice> HostCollImpl::Choose(const CollCall& call, const TuneChoice
   in.local_ranks = all_net_ ? 1 : max_local_ranks_;
   in.nnodes = all_net_ ? nranks : hosts_;
   in.message_min_bytes = message_min_bytes_;
+  in.all_net = all_net_;
   return ChooseHost(in, override_);
 }
 

@@ -42,6 +42,12 @@ struct TuneInput {
   // buffers, and the ring's pipelined NET steps were measured as fast or
   // faster (tuner_tables_host.cc E2).
   uint64_t net_message_min_bytes = 131072;
+  // GPURUN_COLL_NET=always: every ring / tree edge is put on NET to test that
+  // path on one host (nnodes is then the rank count). The message algorithms
+  // have no edges (their messages take shared memory there), so the model's
+  // NET terms would be wrong for them: they compete only when a restriction
+  // leaves nothing else.
+  bool all_net = false;
 };
 
 struct TuneChoice {

@@ -88,7 +88,8 @@ const EnumParam kCollNet("GPURUN_COLL_NET", "auto", {"auto", "always"},
                          "Wire of host-buffer collectives between ring / tree neighbours: auto (NET connectors, "
                          "UCX moved by a proxy thread, to ranks on other hosts; shared memory within a host), always "
                          "(NET connectors for every neighbour, as if each rank had a host of its own: tests the NET "
-                         "path on one machine; no oneshot, no ll128).");
+                         "path on one machine; no ll128; the point-to-point message algorithms, oneshot allgather / "
+                         "broadcast and twoshot allreduce, which have no neighbours, only when forced).");
 
 const IntParam kGpuNChannels("GPURUN_GPU_NCHANNELS", 0, 0, 128,
                              "Most channels (one thread block each) a GPU collective launches, alike on every rank; "

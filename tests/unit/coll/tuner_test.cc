@@ -368,6 +368,12 @@ TEST_F(TunerTest, TwoShotOnlyForLargeAllreduceAcrossHosts) {
   mid.net_message_min_bytes = 0;
   EXPECT_EQ(ChooseOk(mid).algo, Algo::kTwoShot);
   EXPECT_EQ(ChooseOk(Input(Func::kAllReduce, 262144, 2, 2)).algo, Algo::kTwoShot);
+  // GPURUN_COLL_NET=always (all_net): the messages do not cross NET there, so
+  // they are left out unless forced.
+  TuneInput all_net = Input(Func::kAllReduce, uint64_t{8} << 20, 4, 4);
+  all_net.all_net = true;
+  EXPECT_NE(ChooseOk(all_net).algo, Algo::kTwoShot);
+  EXPECT_EQ(ChooseOk(all_net, Override("twoshot", "")).algo, Algo::kTwoShot);
   // On one host the smaller shared-memory limit applies, not the UCX one.
   TuneInput local = Input(Func::kAllGather, 65536, 2);
   local.net_message_min_bytes = uint64_t{1} << 30;
