@@ -14,10 +14,14 @@
 #include "runtime/p2p_stream.h"
 
 namespace gpurun::group {
+
+namespace internal {
+constinit thread_local int t_depth = 0;
+}  // namespace internal
+
 namespace {
 
 struct State {
-  int depth = 0;
   std::vector<std::function<Status()>> collectives;
   std::vector<P2pCall> p2p;
   std::string spoiled;  // why End runs nothing ("" while the group is sound)
@@ -48,14 +52,16 @@ Status RunHostP2p(const std::vector<P2pCall>& calls) {
       break;
     }
     engine = mine;
-    StatusOr<p2p::Request*> r = InvalidUsage("unreachable");
-    if (c.send) {
-      StatusOr<p2p::SendArgs> args = MakeSendArgs(**comm, c.buf, c.count, c.type, c.peer, c.tag, "grSend");
-      r = args.ok() ? engine->Isend(*args) : StatusOr<p2p::Request*>(args.status());
-    } else {
-      StatusOr<p2p::RecvArgs> args = MakeRecvArgs(**comm, c.buf, c.count, c.type, c.peer, c.tag, "grRecv");
-      r = args.ok() ? engine->Irecv(*args) : StatusOr<p2p::Request*>(args.status());
-    }
+    StatusOr<p2p::Request*> r = [&]() -> StatusOr<p2p::Request*> {
+      if (c.send) {
+        GR_ASSIGN_OR_RETURN(const p2p::SendArgs args,
+                            MakeSendArgs(**comm, c.buf, c.count, c.type, c.peer, c.tag, "grSend"));
+        return engine->Isend(args);
+      }
+      GR_ASSIGN_OR_RETURN(const p2p::RecvArgs args,
+                          MakeRecvArgs(**comm, c.buf, c.count, c.type, c.peer, c.tag, "grRecv"));
+      return engine->Irecv(args);
+    }();
     if (!r.ok()) {
       started = r.status();
       break;
@@ -99,23 +105,21 @@ Status Run(State& s) {
 
 }  // namespace
 
-bool Active() { return Mine().depth > 0; }
-
 Status Start() {
   State& s = Mine();
-  if (s.depth == 0) {
+  if (internal::t_depth == 0) {
     s.collectives.clear();
     s.p2p.clear();
     s.spoiled.clear();
   }
-  ++s.depth;
+  ++internal::t_depth;
   return OkStatus();
 }
 
 Status End() {
   State& s = Mine();
-  if (s.depth == 0) return InvalidUsage("grGroupEnd without a matching grGroupStart");
-  if (--s.depth > 0) return OkStatus();
+  if (internal::t_depth == 0) return InvalidUsage("grGroupEnd without a matching grGroupStart");
+  if (--internal::t_depth > 0) return OkStatus();
   State taken = std::move(s);
   s = State{};
   if (!taken.spoiled.empty()) {

@@ -12,8 +12,8 @@ namespace internal {
 // Whether the calling thread's last-error message may be non-empty. A plain
 // flag, so that the success path of every call (the hot one) tests it inline
 // without touching the string, whose thread-local access goes through an
-// initialisation wrapper.
-extern constinit thread_local bool t_has_error;
+// initialisation wrapper. Initial-exec, as group.h's depth: one %fs load.
+[[gnu::tls_model("initial-exec")]] extern constinit thread_local bool t_has_error;
 
 // ToResult past its fast path: records the message (or clears it).
 grResult_t RecordResult(const Status& status);

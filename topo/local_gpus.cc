@@ -47,8 +47,8 @@ void AddNvLinks(std::vector<GpuInfo>& gpus) {
   for (const GpuInfo& gpu : gpus) bus_ids.push_back(gpu.bus_id);
   std::vector<std::optional<std::vector<NvLinkEnd>>> links(gpus.size());
   // One GPU has no peer to count links to: NVML is not even loaded.
-  StatusOr<const NvmlLibrary*> nvml = Unsupported("one GPU");
-  if (gpus.size() > 1) nvml = NvmlLibrary::Shared();
+  StatusOr<const NvmlLibrary*> nvml =
+      gpus.size() > 1 ? NvmlLibrary::Shared() : StatusOr<const NvmlLibrary*>(Unsupported("one GPU"));
   for (size_t i = 0; nvml.ok() && i < gpus.size(); ++i) {
     StatusOr<std::vector<NvLinkEnd>> ends = (*nvml)->ActiveNvLinks(bus_ids[i]);
     if (ends.ok()) {

@@ -121,7 +121,7 @@ Status HostCollImpl::Run(const CollCall& call, const TuneChoice* forced) {
                   "of step; create a new communicator. The failure: " +
                       broken_.message());
   }
-  const PlanKey key = PlanCache::KeyOf(call, forced, forced == nullptr ? params::kNChannels.Get() : 0);
+  const PlanKey key = PlanCache::KeyOf(call, forced, forced == nullptr ? nchannels_.Get() : 0);
   CachedPlan& slot = plans_.SlotFor(key);
   if (slot.valid && slot.key == key) [[likely]] {
     Status status = slot.messages ? RunMessages(call)

@@ -25,6 +25,8 @@
 #include "coll/tuner/override.h"
 #include "coll/tuner/tuner.h"
 #include "p2p/backoff.h"
+#include "runtime/base/param_table.h"
+#include "runtime/base/params.h"
 
 namespace gpurun::coll {
 
@@ -71,7 +73,8 @@ class HostCollImpl final : public HostColl {
   std::unique_ptr<std::byte[]> scratch_;    // 3 steps: two receive peers and one send
   std::vector<std::byte> message_scratch_;  // twoshot's peers' blocks, grown on demand
   PlanCache plans_;
-  Status broken_;  // the first failure after traffic started (Run)
+  CachedParam<int64_t> nchannels_{params::kNChannels};  // GPURUN_NCHANNELS, read per call (tests change it)
+  Status broken_;                                       // the first failure after traffic started (Run)
   // Moves the NET edges; made with the first group that has them, destroyed
   // first (its thread stops before the groups go).
   std::unique_ptr<NetProxy> proxy_;

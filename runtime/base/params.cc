@@ -76,6 +76,7 @@ Status ParamRegistry::Load(const EnvLookup& env) {
       e.source = ParamSource::kDefault;
     }
   }
+  generation_.fetch_add(1, std::memory_order_release);
   return OkStatus();
 }
 
@@ -87,6 +88,7 @@ Status ParamRegistry::Override(std::string_view name, std::string_view text) {
     e.value = std::move(*value);
     e.text = std::string(text);
     e.source = ParamSource::kOverride;
+    generation_.fetch_add(1, std::memory_order_release);
     return OkStatus();
   }
   return InvalidArgument("'" + std::string(name) + "' is not a gpurun parameter");
@@ -98,6 +100,7 @@ void ParamRegistry::Reset() {
     e.text = e.spec.default_text;
     e.source = ParamSource::kDefault;
   }
+  generation_.fetch_add(1, std::memory_order_release);
 }
 
 std::string ParamRegistry::Describe() const {

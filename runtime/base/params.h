@@ -11,6 +11,7 @@
 #ifndef GPURUN_RUNTIME_BASE_PARAMS_H_
 #define GPURUN_RUNTIME_BASE_PARAMS_H_
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -61,6 +62,9 @@ class ParamRegistry {
   void Reset();
 
   const ParamValue& Value(size_t index) const { return entries_[index].value; }
+  // Changes with every Load, Override and Reset: a hot path that keeps a
+  // value it read (CachedParam) compares this instead of reading it again.
+  uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
   const std::deque<Entry>& entries() const { return entries_; }
   const Entry* Find(std::string_view name) const;
 
@@ -69,6 +73,7 @@ class ParamRegistry {
 
  private:
   std::deque<Entry> entries_;
+  std::atomic<uint64_t> generation_{0};
 };
 
 // Typed handle for one declared parameter.
@@ -83,6 +88,29 @@ class Param {
 
  private:
   size_t index_;
+};
+
+// One parameter's value as last read, for a path that runs per call: the
+// value is read again only when the registry's generation moved (tests and
+// the launcher override parameters between calls). Not thread-safe: one
+// owner (a communicator's executor).
+template <typename T>
+class CachedParam {
+ public:
+  explicit CachedParam(const Param<T>& param) : param_(param) {}
+  T Get() {
+    const uint64_t g = ParamRegistry::Global().generation();
+    if (g != generation_) [[unlikely]] {
+      value_ = param_.Get();
+      generation_ = g;
+    }
+    return value_;
+  }
+
+ private:
+  const Param<T>& param_;
+  uint64_t generation_ = ~uint64_t{0};
+  T value_{};
 };
 
 class BoolParam : public Param<bool> {

@@ -5,16 +5,21 @@
 
 namespace gpurun {
 
+const std::string& Status::EmptyMessage() {
+  static const std::string empty;
+  return empty;
+}
+
 std::string Status::ToString() const {
   if (ok()) return "success";
   std::string out = grGetErrorString(code_);
-  if (!message_.empty()) out += ": " + message_;
+  if (message_) out += ": " + *message_;
   return out;
 }
 
 Status Status::WithContext(std::string_view context) const {
   if (ok()) return *this;
-  return Status(code_, std::string(context) + ": " + message_);
+  return Status(code_, std::string(context) + ": " + message());
 }
 
 Status InvalidArgument(std::string message) { return Status(grInvalidArgument, std::move(message)); }

@@ -10,6 +10,7 @@
 #define GPURUN_RUNTIME_BASE_STATUS_H_
 
 #include <cassert>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,22 +20,45 @@
 
 namespace gpurun {
 
+// The message lives on the heap, and only when there is one: a success (and
+// an error without text) is a code and a null pointer, so the hot paths that
+// return, copy and destroy successes through several layers per call move
+// two words and test one (an inline std::string was 32 bytes copied
+// character by character per move: a tenth of an 8-byte host broadcast's
+// instructions; issue 4).
 class [[nodiscard]] Status {
  public:
   Status() = default;  // success
-  Status(grResult_t code, std::string message) : code_(code), message_(std::move(message)) {}
+  Status(grResult_t code, std::string message)
+      : code_(code), message_(message.empty() ? nullptr : std::make_unique<std::string>(std::move(message))) {}
+  Status(const Status& other) : code_(other.code_), message_(CopyOf(other.message_)) {}
+  Status& operator=(const Status& other) {
+    if (this != &other) {
+      code_ = other.code_;
+      message_ = CopyOf(other.message_);
+    }
+    return *this;
+  }
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
+  ~Status() = default;
 
   bool ok() const { return code_ == grSuccess; }
   grResult_t code() const { return code_; }
-  const std::string& message() const { return message_; }
+  const std::string& message() const { return message_ ? *message_ : EmptyMessage(); }
   // "invalid argument: GPURUN_TIMEOUT: ..." — code name then message.
   std::string ToString() const;
   // Returns a copy whose message is "context: message".
   Status WithContext(std::string_view context) const;
 
  private:
+  static const std::string& EmptyMessage();
+  static std::unique_ptr<std::string> CopyOf(const std::unique_ptr<std::string>& m) {
+    return m ? std::make_unique<std::string>(*m) : nullptr;
+  }
+
   grResult_t code_ = grSuccess;
-  std::string message_;
+  std::unique_ptr<std::string> message_;
 };
 
 inline Status OkStatus() { return Status(); }
@@ -53,6 +77,32 @@ class [[nodiscard]] StatusOr {
  public:
   StatusOr(Status status) : status_(std::move(status)) { assert(!status_.ok()); }  // NOLINT: implicit by design
   StatusOr(T value) : value_(std::move(value)) {}                                  // NOLINT: implicit by design
+  StatusOr(const StatusOr&) = default;
+  StatusOr(StatusOr&&) = default;
+  ~StatusOr() = default;
+  // Assignments touch the value only when the source has one: optional's own
+  // copies a disengaged payload too, which GCC 12 reports as maybe
+  // uninitialized once it inlines them (-Werror).
+  StatusOr& operator=(const StatusOr& other) {
+    if (this != &other) {
+      status_ = other.status_;
+      if (other.value_.has_value()) {
+        value_.emplace(*other.value_);
+      } else {
+        value_.reset();
+      }
+    }
+    return *this;
+  }
+  StatusOr& operator=(StatusOr&& other) noexcept {
+    status_ = std::move(other.status_);
+    if (other.value_.has_value()) {
+      value_.emplace(std::move(*other.value_));
+    } else {
+      value_.reset();
+    }
+    return *this;
+  }
 
   bool ok() const { return status_.ok(); }
   const Status& status() const { return status_; }

@@ -77,6 +77,20 @@ TEST_F(ParamsTest, OverrideAndDescribe) {
   EXPECT_NE(table.find("override"), std::string::npos);
 }
 
+TEST_F(ParamsTest, CachedParamRereadsAfterEveryChange) {
+  CachedParam<int64_t> nchannels(params::kNChannels);
+  EXPECT_EQ(nchannels.Get(), 0);
+  ASSERT_TRUE(ParamRegistry::Global().Override("GPURUN_NCHANNELS", "3").ok());
+  EXPECT_EQ(nchannels.Get(), 3) << "an override is seen at the next Get";
+  ASSERT_TRUE(ParamRegistry::Global().Load(FakeEnv({{"GPURUN_NCHANNELS", "5"}})).ok());
+  EXPECT_EQ(nchannels.Get(), 5) << "so is a Load";
+  ParamRegistry::Global().Reset();
+  EXPECT_EQ(nchannels.Get(), 0) << "and a Reset";
+  const uint64_t g = ParamRegistry::Global().generation();
+  EXPECT_FALSE(ParamRegistry::Global().Override("GPURUN_NCHANNELS", "x").ok());
+  EXPECT_EQ(ParamRegistry::Global().generation(), g) << "a refused override changes nothing";
+}
+
 TEST_F(ParamsTest, UnknownVariablesAreReported) {
   setenv("GPURUN_TIMOUT", "5", 1);
   setenv("GPURUN_RANK", "0", 1);

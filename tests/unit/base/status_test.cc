@@ -48,6 +48,29 @@ TEST(Status, FormatsCodeAndContext) {
   EXPECT_EQ(e.message(), "open /x: No such file or directory");
 }
 
+TEST(Status, CopiesOwnTheirMessageAndMovesLeaveNone) {
+  Status a = RemoteError("rank 2 died");
+  Status b = a;  // a deep copy: changing or dropping one leaves the other
+  a = InternalError("later");
+  EXPECT_EQ(b.code(), grRemoteError);
+  EXPECT_EQ(b.message(), "rank 2 died");
+  EXPECT_EQ(a.message(), "later");
+  Status c = std::move(b);
+  EXPECT_EQ(c.message(), "rank 2 died");
+  EXPECT_EQ(c.code(), grRemoteError);
+  b = c;  // a moved-from Status takes a new value
+  EXPECT_EQ(b.message(), "rank 2 died");
+  const Status& same = c;
+  c = same;  // self-assignment keeps it
+  EXPECT_EQ(c.message(), "rank 2 died");
+  EXPECT_EQ(OkStatus().message(), "");
+  EXPECT_EQ(Status(grTimeout, "").message(), "") << "an error may have no text";
+  EXPECT_EQ(Status(grTimeout, "").ToString(), "timeout");
+  StatusOr<int> e = Status(grInvalidUsage, "bad count");
+  StatusOr<int> e2 = e;
+  EXPECT_EQ(e2.status().message(), "bad count");
+}
+
 TEST(Status, EveryResultHasAName) {
   for (int r = 0; r < grNumResults; ++r) {
     EXPECT_STRNE(grGetErrorString(static_cast<grResult_t>(r)), "unknown result code") << r;
