@@ -64,6 +64,13 @@ Status CheckOtherRanks(const WaitSite& site, int peer);
 Status WaitError(const WaitSite& site, int peer, uint64_t step, const char* what, const Status& cause);
 Status WaitTimeout(const WaitSite& site, int peer, uint64_t step, const char* what);
 
+// One spin-wait hint between polls (x86 PAUSE).
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
 // WaitUntil past its first poll (not inlined: the hot path is the first poll).
 template <typename Ready>
 [[gnu::noinline]] Status WaitUntilSlow(const WaitSite& site, int peer, uint64_t step, const char* what, Ready&& ready,
@@ -73,6 +80,7 @@ template <typename Ready>
   // clock reads per wait were 16 % of an 8-byte bcast's time; issue 4).
   for (uint32_t polls = 0; polls < quick_polls; ++polls) {
     if (ready()) return OkStatus();
+    CpuRelax();
   }
   p2p::Backoff backoff(site.policy);
   const auto start = std::chrono::steady_clock::now();
