@@ -6,19 +6,25 @@
 // padded). Pack honours LL's clean rule: at a step where LLNeedsClean holds,
 // every further line of the slot is rewritten with the current flag.
 //
-// LL keeps the first kLLSharedLines lines of every step interleaved at the
-// start of the FIFO and the rest of each step's lines in a contiguous slot
-// after them: with H = min(kLLSharedLines, L) and L lines per step, line
-// j < H of step s is line j * kFifoSteps + s % kFifoSteps, line j >= H is
-// line H * kFifoSteps + (s % kFifoSteps) * (L - H) + j - H (LL128 keeps one
-// contiguous slot per step, SlotOffset). Consecutive small messages (up to
-// 128 bytes) thus share cache lines: a receiver that fetches one also gets
-// the next ones the sender already wrote, instead of one cache miss per call
-// (a cross-core transfer costs ~240 ns on this machine; issue 4), while the
-// bulk of larger messages stays contiguous for the prefetcher. 4, 8 and 16
-// shared lines measured alike within the noise (bench/coll_compare.sh,
-// 2026-11-30, bcast and reduce 8 B..1 KiB); 16 is what the final
-// comparison ran.
+// LL keeps the first kLLSharedLines lines of every step interleaved with the
+// other steps' at the start of the FIFO, a cache line (kLLUnitLines = 4
+// lines) at a time, and the rest of each step's lines in a contiguous slot
+// after them: with L lines per step, U = kLLUnitLines and H = min(
+// kLLSharedLines, L) rounded down to whole units, line j < H of step s is
+// line ((j / U) * kFifoSteps + s % kFifoSteps) * U + j % U, line j >= H is
+// line H * kFifoSteps + (s % kFifoSteps) * (L - H) + j - H (a step of fewer
+// than U lines, in unit tests only, interleaves line by line; LL128 keeps one
+// contiguous slot per step, SlotOffset). A message of up to 32 bytes is one
+// cache line, up to 128 bytes four, the eight slots' first lines 512
+// contiguous bytes, while the bulk of larger messages stays contiguous for
+// the prefetcher. Before 2026-12-01 the interleave went line by line (U = 1:
+// four consecutive 8-byte steps shared a cache line, but a 64-byte message
+// took eight, each shared with three other steps). Best of 20 alternating
+// runs of the two builds, 2 ranks, ring/LL forced, gpurun-bench -b 8 -e 128:
+// 8-16 B alike (bcast 0.13-0.17, reduce 0.14-0.19 us either way), 64 B bcast
+// 0.15 against 0.20, reduce 0.15 against 0.21, allreduce 0.48 against 0.65,
+// 128 B bcast 0.18 against 0.31; two-line units were between the two,
+// 128-byte units like cache lines or a little slower.
 #ifndef GPURUN_COLL_HOST_HOST_WIRE_H_
 #define GPURUN_COLL_HOST_HOST_WIRE_H_
 
@@ -44,12 +50,19 @@ struct HostWire<ProtoLL> {
   // bytes: messages up to 128 bytes).
   static constexpr uint64_t kLLSharedLines = 16;
 
+  // Lines interleaved as one unit: a 64-byte cache line.
+  static constexpr uint64_t kLLUnitLines = 4;
+  static_assert((kLLUnitLines & (kLLUnitLines - 1)) == 0 && kLLSharedLines % kLLUnitLines == 0);
+
   // The index of line `j` of step `step` among the FIFO's lines, with
   // `step_lines` lines per step.
   static constexpr uint64_t LineIndex(uint64_t step, uint64_t j, uint64_t step_lines) {
     const uint64_t slot = step % kFifoSteps;
-    const uint64_t shared = Min(kLLSharedLines, step_lines);
-    return j < shared ? j * kFifoSteps + slot : shared * kFifoSteps + slot * (step_lines - shared) + j - shared;
+    const uint64_t shared = Min(kLLSharedLines, step_lines) & ~(kLLUnitLines - 1);
+    if (shared == 0) [[unlikely]]  // a step smaller than a unit (unit tests): line by line
+      return j * kFifoSteps + slot;
+    return j < shared ? ((j / kLLUnitLines) * kFifoSteps + slot) * kLLUnitLines + j % kLLUnitLines
+                      : shared * kFifoSteps + slot * (step_lines - shared) + j - shared;
   }
 
   static void Pack(std::byte* fifo, uint64_t fifo_bytes, const std::byte* data, uint64_t bytes, uint64_t step) {

@@ -103,42 +103,51 @@ TEST(HostWire, LLCleanStepRewritesTheWholeSlot) {
   EXPECT_FALSE(reinterpret_cast<const LLLine*>(other)[HostWire<ProtoLL>::LineIndex(6, 1, kLines)].read(LLFlag(6), &v));
 }
 
-TEST(HostWire, LLFirstLinesInterleavedTheRestContiguous) {
+TEST(HostWire, LLFirstLinesInterleavedByCacheLineTheRestContiguous) {
   constexpr uint64_t kShared = HostWire<ProtoLL>::kLLSharedLines;
+  constexpr uint64_t kUnit = HostWire<ProtoLL>::kLLUnitLines;
+  static_assert(kUnit * sizeof(LLLine) == 64, "a unit is one cache line");
   EXPECT_EQ(HostWire<ProtoLL>::LineIndex(0, 0, kLines), 0u);
-  EXPECT_EQ(HostWire<ProtoLL>::LineIndex(1, 0, kLines), 1u) << "the next step's first line is the next 16 bytes";
-  EXPECT_EQ(HostWire<ProtoLL>::LineIndex(kFifoSteps + 3, 0, kLines), 3u) << "a slot is reused every kFifoSteps";
-  EXPECT_EQ(HostWire<ProtoLL>::LineIndex(0, 1, kLines), kFifoSteps) << "line 1 of every step after the line 0s";
-  EXPECT_EQ(HostWire<ProtoLL>::LineIndex(2, 1, kLines), kFifoSteps + 2);
+  EXPECT_EQ(HostWire<ProtoLL>::LineIndex(0, 1, kLines), 1u) << "a step's first lines share its cache line";
+  EXPECT_EQ(HostWire<ProtoLL>::LineIndex(0, kUnit - 1, kLines), kUnit - 1);
+  EXPECT_EQ(HostWire<ProtoLL>::LineIndex(1, 0, kLines), kUnit) << "the next step starts the next cache line";
+  EXPECT_EQ(HostWire<ProtoLL>::LineIndex(kFifoSteps + 3, 0, kLines), 3 * kUnit) << "a slot is reused every kFifoSteps";
+  EXPECT_EQ(HostWire<ProtoLL>::LineIndex(0, kUnit, kLines), kFifoSteps * kUnit)
+      << "a step's second unit after every step's first";
+  EXPECT_EQ(HostWire<ProtoLL>::LineIndex(2, kUnit + 1, kLines), (kFifoSteps + 2) * kUnit + 1);
   EXPECT_EQ(HostWire<ProtoLL>::LineIndex(0, kShared, kLines), kShared * kFifoSteps) << "then step 0's slot";
   EXPECT_EQ(HostWire<ProtoLL>::LineIndex(0, kShared + 1, kLines), kShared * kFifoSteps + 1);
   EXPECT_EQ(HostWire<ProtoLL>::LineIndex(1, kShared, kLines), kShared * kFifoSteps + kLines - kShared);
-  // A FIFO with fewer lines per step than kLLSharedLines interleaves them all.
+  // A FIFO with fewer lines per step than a unit interleaves them line by line.
   EXPECT_EQ(HostWire<ProtoLL>::LineIndex(3, 1, 2), kFifoSteps + 3);
-  for (uint64_t step_lines : {uint64_t{1}, uint64_t{2}, kShared, kLines}) {
+  for (uint64_t step_lines : {uint64_t{1}, uint64_t{2}, kUnit, kUnit + 1, kUnit + 3, kShared - 1, kShared, kLines}) {
     std::vector<int> seen(kFifoSteps * step_lines, 0);
     for (uint64_t step = 0; step < kFifoSteps; ++step) {
       for (uint64_t j = 0; j < step_lines; ++j) ++seen[HostWire<ProtoLL>::LineIndex(step, j, step_lines)];
     }
     for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], 1) << i << " with " << step_lines << " lines per step";
   }
-  // Eight consecutive one-line steps fill 128 contiguous bytes, all readable.
+  // Eight consecutive 32-byte steps fill the first 512 bytes, one cache line each, all readable.
   alignas(128) static std::byte fifo[kFifoBytes];
   std::memset(fifo, 0, sizeof(fifo));
+  constexpr uint64_t kBytes = kUnit * HostWire<ProtoLL>::kLineData;
   for (uint64_t step = 16; step < 16 + kFifoSteps; ++step) {
-    const uint64_t value = step * 3;
-    HostWire<ProtoLL>::Pack(fifo, kFifoBytes, reinterpret_cast<const std::byte*>(&value), 8, step);
+    uint64_t value[kUnit];
+    for (uint64_t k = 0; k < kUnit; ++k) value[k] = step * 3 + k;
+    HostWire<ProtoLL>::Pack(fifo, kFifoBytes, reinterpret_cast<const std::byte*>(value), kBytes, step);
   }
   for (uint64_t step = 16; step < 16 + kFifoSteps; ++step) {
-    uint64_t got = 0;
-    const Status s = HostWire<ProtoLL>::Unpack(fifo, kFifoBytes, reinterpret_cast<std::byte*>(&got), 8, step,
+    uint64_t got[kUnit] = {};
+    const Status s = HostWire<ProtoLL>::Unpack(fifo, kFifoBytes, reinterpret_cast<std::byte*>(got), kBytes, step,
                                                [](auto&&) { return TimeoutError("not ready"); });
     ASSERT_TRUE(s.ok()) << s.ToString();
-    EXPECT_EQ(got, step * 3);
+    for (uint64_t k = 0; k < kUnit; ++k) EXPECT_EQ(got[k], step * 3 + k);
   }
   const auto* lines = reinterpret_cast<const LLLine*>(fifo);
-  for (uint64_t i = 0; i < kFifoSteps; ++i) EXPECT_NE(lines[i].word[1], 0u) << i;
-  EXPECT_EQ(lines[kFifoSteps].word[1], 0u) << "nothing past the first 128 bytes";
+  for (uint64_t i = 0; i < kFifoSteps * kUnit; ++i) {
+    EXPECT_EQ(lines[i].word[1], LLFlag(16 + i / kUnit)) << "line " << i << " is step " << 16 + i / kUnit << "'s";
+  }
+  EXPECT_EQ(lines[kFifoSteps * kUnit].word[1], 0u) << "nothing past the first 512 bytes";
 }
 
 }  // namespace
