@@ -125,7 +125,7 @@ Status PrintFunc(const Options& options, const CollOverride& user, Func func) {
   input.nranks = options.nranks;
   input.nnodes = options.nnodes;
   input.local_ranks = (options.nranks + options.nnodes - 1) / options.nnodes;
-  input.message_min_bytes = static_cast<uint64_t>(params::kShmEagerLimit.Get());  // as HostColl takes it
+  input.message_eager_bytes = static_cast<uint64_t>(params::kShmEagerLimit.Get());  // as HostColl takes it
   std::vector<std::pair<Algo, Protocol>> columns;
   for (Algo a : kAlgos) {
     if (!kHostTables.implemented[static_cast<int>(func)][static_cast<int>(a)]) continue;

@@ -20,7 +20,7 @@ namespace {
 // The tuner may pick any channel count its tables allow; groups exist for each.
 static_assert(kHostMaxChannels <= kMaxChannels);
 // The tuner's default is the UCX wire's rendezvous size (tuner.h).
-static_assert(TuneInput{}.net_message_min_bytes == p2p::kUcxWireEagerBytes);
+static_assert(TuneInput{}.net_message_eager_bytes == p2p::kUcxWireEagerBytes);
 
 // Bytes of the output buffer (and of the input, but for allgather /
 // reducescatter) of `call` on `nranks` ranks.
@@ -47,7 +47,7 @@ StatusOr<std::unique_ptr<HostCollImpl>> HostCollImpl::CreateImpl(CommLink& link)
   impl->policy_ = p2p::Backoff::ForWait(p2p::Backoff::PolicyFromParams(), 0, link.SharesCores());
   impl->all_net_ = params::kCollNet.Get() == params::kCollNetAlways && link.size() > 1;
   impl->first_step_ = static_cast<uint64_t>(params::kFirstStep.Get());
-  impl->message_min_bytes_ = static_cast<uint64_t>(params::kShmEagerLimit.Get());
+  impl->message_eager_bytes_ = static_cast<uint64_t>(params::kShmEagerLimit.Get());
   impl->scratch_ = std::make_unique<std::byte[]>(3 * kHostMaxStepDataBytes);
   return impl;
 }
@@ -103,7 +103,7 @@ StatusOr<TuneChoice> HostCollImpl::Choose(const CollCall& call, const TuneChoice
   // hosts holding different numbers of ranks chose differently and hung.
   in.local_ranks = all_net_ ? 1 : max_local_ranks_;
   in.nnodes = all_net_ ? nranks : hosts_;
-  in.message_min_bytes = message_min_bytes_;
+  in.message_eager_bytes = message_eager_bytes_;
   in.all_net = all_net_;
   return ChooseHost(in, override_);
 }

@@ -66,8 +66,8 @@ class HostCollImpl final : public HostColl {
   int max_local_ranks_ = 1;
   bool all_net_ = false;     // GPURUN_COLL_NET=always: every ring / tree edge is a NET edge
   uint64_t first_step_ = 0;  // GPURUN_FIRST_STEP: where every connector's steps start
-  // GPURUN_SHM_EAGER_LIMIT: the tuner's TuneInput::message_min_bytes (the same on every rank).
-  uint64_t message_min_bytes_ = 0;
+  // GPURUN_SHM_EAGER_LIMIT: the tuner's TuneInput::message_eager_bytes (the same on every rank).
+  uint64_t message_eager_bytes_ = 0;
   p2p::Backoff::Policy policy_{};
   std::array<std::unique_ptr<ConnGroup>, ConnGroup::kNumGroups> groups_;
   std::unique_ptr<std::byte[]> scratch_;    // 3 steps: two receive peers and one send

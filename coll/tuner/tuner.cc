@@ -174,12 +174,12 @@ StatusOr<TuneChoice> ChooseHost(const TuneInput& input, const CollOverride& over
 
   TuneChoice best;
   bool found = false;
-  // First without messages smaller than input.message_min_bytes (across
-  // hosts also net_message_min_bytes; under all_net without any; tuner.h),
-  // then, if nothing was left, with them.
-  const uint64_t min_bytes =
-      input.nnodes > 1 ? std::max(input.message_min_bytes, input.net_message_min_bytes) : input.message_min_bytes;
-  const bool small_messages = input.all_net || MessageBytes(input) < min_bytes;
+  // First without messages of at most input.message_eager_bytes, which the
+  // engine copies twice (across hosts also net_message_eager_bytes; under
+  // all_net without any; tuner.h), then, if nothing was left, with them.
+  const uint64_t eager_bytes =
+      input.nnodes > 1 ? std::max(input.message_eager_bytes, input.net_message_eager_bytes) : input.message_eager_bytes;
+  const bool small_messages = input.all_net || MessageBytes(input) <= eager_bytes;
   for (int pass = 0; pass < 2 && !found; ++pass) {
     for (int ai = 0; ai < kNumHostAlgos; ++ai) {
       const Algo a = kHostAlgos[ai];

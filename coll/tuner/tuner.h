@@ -24,24 +24,25 @@ struct TuneInput {
   int nranks = 1;
   int nnodes = 1;       // hosts the communicator spans
   int local_ranks = 1;  // ranks of the communicator on this host
-  // The smallest message the point-to-point engine copies once on one host
-  // (GPURUN_SHM_EAGER_LIMIT: larger ones go by rendezvous and
-  // process_vm_readv). Oneshot allgather / broadcast and twoshot allreduce,
-  // which move each block as one message, are taken automatically only from
-  // blocks this large:
-  // below it every block is copied twice, as the ring's steps are, and on
-  // top each peer's message costs the engine's handling in turn (measured
-  // with 2 ranks only, tuner_tables_host.cc D; with more ranks the model's
-  // per-message cost is a guess). A restriction that leaves only them still
-  // gets them.
-  uint64_t message_min_bytes = 16384;
+  // The largest message the point-to-point engine copies twice on one host
+  // (GPURUN_SHM_EAGER_LIMIT: a message of at most that many bytes goes in an
+  // eager cell, copied in and out; larger ones go by rendezvous and
+  // process_vm_readv, copied once). Oneshot allgather / broadcast and twoshot
+  // allreduce, which move each block as one message, are taken automatically
+  // only for blocks larger than this: up to it every block is copied twice,
+  // as the ring's steps are, and on top each peer's message costs the
+  // engine's handling in turn (measured with 2 ranks only, tuner_tables_host.cc
+  // D and F; with more ranks the model's per-message cost is a guess). A
+  // restriction that leaves only them still gets them.
+  uint64_t message_eager_bytes = 16384;
   // The same across hosts (nnodes > 1), where the larger of the two
-  // applies: the UCX wire's rendezvous size (p2p/ucx/ucx_wire.h
-  // kUcxWireEagerBytes; HostColl checks they agree), from which UCX sends the
-  // user's buffer itself. Below it every message is copied into UCX's
-  // buffers, and the ring's pipelined NET steps were measured as fast or
-  // faster (tuner_tables_host.cc E2).
-  uint64_t net_message_min_bytes = 131072;
+  // applies: the UCX wire's eager size (p2p/ucx/ucx_wire.h
+  // kUcxWireEagerBytes; HostColl checks they agree; UCX's rendezvous starts
+  // one byte above it), above which UCX sends the user's buffer itself. Up
+  // to it every message is copied into UCX's buffers, and the ring's
+  // pipelined NET steps were measured as fast or faster (tuner_tables_host.cc
+  // E2).
+  uint64_t net_message_eager_bytes = 131072;
   // GPURUN_COLL_NET=always: every ring / tree edge is put on NET to test that
   // path on one host (nnodes is then the rank count). The message algorithms
   // have no edges (their messages take shared memory there), so the model's

@@ -32,6 +32,13 @@
 //   C  bench/tune/sweep.sh -n 2 -r 3 COLL -b 8 -e 16M -f 4 for the five
 //      functions, 03:48 UTC, load 0.8 (the machine otherwise idle), after the
 //      plan cache and vectorised reductions: used for oneshot/Simple below.
+//   F  2026-12-01 22:40 UTC, 2 ranks --bind-to core, best of 5 alternating
+//      rounds with Open MPI: GPURUN_ALGO=ring|oneshot GPURUN_PROTO=simple
+//      gpurun-bench allgather -b 8K -e 128K -n 300 -w 20: 32 KiB (16 KiB
+//      blocks, eager) ring 2.86 against oneshot 4.48 us, 64 KiB (32 KiB
+//      blocks, rendezvous) 5.84 against 4.57; bcast 16 KiB (eager) ring 1.61
+//      against 2.79. The oneshot rule was off by one (a block of exactly the
+//      eager limit counted as copied once).
 //   N  UCX_NET_DEVICES=lo build/bin/gpurun -n 2 --nodes 2 build/bin/gpurun-bench
 //      latency -b 8 -e 1M -f 8 (and `bw -b 64K -e 16M -f 4`): point-to-point
 //      between two virtual nodes over UCX loopback: 10.4-10.8 us one way up
@@ -200,7 +207,9 @@ constexpr TunerTables MakeHostTables() {
   // intercept, but the ring's per-slice cost at mid sizes, which the model
   // has no term for, is larger still). Only 2 ranks were measured: with
   // more, the per-peer cost is the model's guess, and ChooseHost takes these
-  // only from messages that are copied once (TuneInput::message_min_bytes). From 2 MiB an in-place broadcast is 1.2x
+  // only for messages that are copied once, larger than the eager limit
+  // (TuneInput::message_eager_bytes; F: a 16 KiB block, the limit itself, is
+  // eager and made oneshot lose at 32 KiB). From 2 MiB an in-place broadcast is 1.2x
   // faster on the ring (D); the choice has no in-place input, and an out-of-place one is 1.5x faster as oneshot, so
   // broadcast stays oneshot there too.
   t.copy_gbps[kOneShot][kSimple] = 1.2 * t.copy_gbps[kRing][kSimple];
@@ -236,7 +245,7 @@ constexpr TunerTables MakeHostTables() {
   // beyond the hop). The ring's pipelined steps keep up with twoshot up to
   // 256 KiB (E2), which a linear model cannot say with one constant: across
   // hosts the tuner takes the message algorithms only from messages UCX
-  // sends without a copy (TuneInput::net_message_min_bytes, tuner.h).
+  // sends without a copy (TuneInput::net_message_eager_bytes, tuner.h).
   t.net_message_us = 3;
   t.reduce_gbps[kTwoShot][kSimple] = 5.8;
   t.net_gbps[kTwoShot][kSimple] = 1.79 * t.net_gbps[kRing][kSimple];

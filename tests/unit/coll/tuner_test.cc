@@ -69,10 +69,10 @@ TEST_F(TunerTest, ChoiceIsTheCheapestAllowedCandidate) {
         const TuneChoice choice = ChooseOk(input);
         EXPECT_DOUBLE_EQ(choice.predicted_us, PredictHostUs(input, choice.algo, choice.proto, choice.nchannels));
         // Oneshot allgather / broadcast and twoshot allreduce compete only
-        // from messages of message_min_bytes (tuner.h).
+        // for messages larger than message_eager_bytes (tuner.h).
         const uint64_t message = func == Func::kBroadcast ? bytes : bytes / static_cast<uint64_t>(n);
         for (Algo a : kAllAlgos) {
-          if (HostRunsAsMessages(func, a) && message < input.message_min_bytes) continue;
+          if (HostRunsAsMessages(func, a) && message <= input.message_eager_bytes) continue;
           for (Protocol p : kAllProtos) {
             for (int c = 1; c <= kHostAutoMaxChannels; ++c) {
               const double t = PredictHostUs(input, a, p, c);
@@ -198,19 +198,23 @@ TEST_F(TunerTest, OneshotTakesAllgatherAndBroadcastFromTheirCrossover) {
 }
 
 TEST_F(TunerTest, OneshotMessagesOnlyFromTheSingleCopySize) {
-  // Allgather's messages are the blocks: with 8 ranks the 16 KiB that the
-  // engine copies once come at 128 KiB; below, the ring, though the model
-  // alone (message_min_bytes 0) would take oneshot there.
+  // Allgather's messages are the blocks: with 8 ranks, blocks larger than
+  // the 16 KiB the engine still sends eagerly (copied twice) come at 256
+  // KiB; up to 128 KiB the ring, though the model alone (message_eager_bytes
+  // 0) would take oneshot there.
   EXPECT_EQ(ChooseOk(Input(Func::kAllGather, 65536, 8)).algo, Algo::kRing);
-  EXPECT_EQ(ChooseOk(Input(Func::kAllGather, 131072, 8)).algo, Algo::kOneShot);
+  EXPECT_EQ(ChooseOk(Input(Func::kAllGather, 131072, 8)).algo, Algo::kRing) << "16 KiB blocks go eagerly";
+  EXPECT_EQ(ChooseOk(Input(Func::kAllGather, 262144, 8)).algo, Algo::kOneShot);
+  EXPECT_EQ(ChooseOk(Input(Func::kAllGather, 32768, 2)).algo, Algo::kRing) << "measured: F, tuner_tables_host.cc";
+  EXPECT_EQ(ChooseOk(Input(Func::kAllGather, 65536, 2)).algo, Algo::kOneShot);
   TuneInput no_rule = Input(Func::kAllGather, 65536, 8);
-  no_rule.message_min_bytes = 0;
+  no_rule.message_eager_bytes = 0;
   EXPECT_EQ(ChooseOk(no_rule).algo, Algo::kOneShot);
-  // A larger limit moves it: 64 KiB blocks from 512 KiB.
-  TuneInput larger = Input(Func::kAllGather, 262144, 8);
-  larger.message_min_bytes = 65536;
+  // A larger limit moves it: blocks larger than 64 KiB from 1 MiB.
+  TuneInput larger = Input(Func::kAllGather, 524288, 8);
+  larger.message_eager_bytes = 65536;
   EXPECT_EQ(ChooseOk(larger).algo, Algo::kRing);
-  larger.bytes = 524288;
+  larger.bytes = 1048576;
   EXPECT_EQ(ChooseOk(larger).algo, Algo::kOneShot);
   // Broadcast's message is the whole buffer.
   EXPECT_EQ(ChooseOk(Input(Func::kBroadcast, 8192, 4)).algo, Algo::kRing);
@@ -360,14 +364,15 @@ TEST_F(TunerTest, TwoShotOnlyForLargeAllreduceAcrossHosts) {
     EXPECT_EQ(ChooseOk(Input(Func::kAllReduce, uint64_t{8} << 20, nodes, nodes)).algo, Algo::kTwoShot) << nodes;
     EXPECT_NE(ChooseOk(Input(Func::kAllReduce, 8192, nodes, nodes)).algo, Algo::kTwoShot) << nodes;
   }
-  // Across hosts only from messages UCX sends without a copy
-  // (net_message_min_bytes): 64 KiB blocks are below it, so the ring, though
-  // the model alone takes twoshot there; 128 KiB blocks are not.
+  // Across hosts only for messages UCX sends without a copy, larger than
+  // net_message_eager_bytes: 64 KiB and 128 KiB blocks are not, so the ring,
+  // though the model alone takes twoshot there; 256 KiB blocks are.
   TuneInput mid = Input(Func::kAllReduce, 131072, 2, 2);
   EXPECT_NE(ChooseOk(mid).algo, Algo::kTwoShot);
-  mid.net_message_min_bytes = 0;
+  mid.net_message_eager_bytes = 0;
   EXPECT_EQ(ChooseOk(mid).algo, Algo::kTwoShot);
-  EXPECT_EQ(ChooseOk(Input(Func::kAllReduce, 262144, 2, 2)).algo, Algo::kTwoShot);
+  EXPECT_NE(ChooseOk(Input(Func::kAllReduce, 262144, 2, 2)).algo, Algo::kTwoShot) << "128 KiB blocks go eagerly";
+  EXPECT_EQ(ChooseOk(Input(Func::kAllReduce, 524288, 2, 2)).algo, Algo::kTwoShot);
   // GPURUN_COLL_NET=always (all_net): the messages do not cross NET there, so
   // they are left out unless forced.
   TuneInput all_net = Input(Func::kAllReduce, uint64_t{8} << 20, 4, 4);
@@ -376,7 +381,7 @@ TEST_F(TunerTest, TwoShotOnlyForLargeAllreduceAcrossHosts) {
   EXPECT_EQ(ChooseOk(all_net, Override("twoshot", "")).algo, Algo::kTwoShot);
   // On one host the smaller shared-memory limit applies, not the UCX one.
   TuneInput local = Input(Func::kAllGather, 65536, 2);
-  local.net_message_min_bytes = uint64_t{1} << 30;
+  local.net_message_eager_bytes = uint64_t{1} << 30;
   EXPECT_EQ(ChooseOk(local).algo, Algo::kOneShot);
 }
 
