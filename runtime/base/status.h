@@ -77,33 +77,6 @@ class [[nodiscard]] StatusOr {
  public:
   StatusOr(Status status) : status_(std::move(status)) { assert(!status_.ok()); }  // NOLINT: implicit by design
   StatusOr(T value) : value_(std::move(value)) {}                                  // NOLINT: implicit by design
-  StatusOr(const StatusOr&) = default;
-  StatusOr(StatusOr&&) = default;
-  ~StatusOr() = default;
-  // Assignments touch the value only when the source has one: optional's own
-  // copies a disengaged payload too, which GCC 12 reports as maybe
-  // uninitialized once it inlines them (-Werror).
-  StatusOr& operator=(const StatusOr& other) {
-    if (this != &other) {
-      status_ = other.status_;
-      if (other.value_.has_value()) {
-        value_.emplace(*other.value_);
-      } else {
-        value_.reset();
-      }
-    }
-    return *this;
-  }
-  StatusOr& operator=(StatusOr&& other) noexcept {
-    status_ = std::move(other.status_);
-    if (other.value_.has_value()) {
-      value_.emplace(std::move(*other.value_));
-    } else {
-      value_.reset();
-    }
-    return *this;
-  }
-
   bool ok() const { return status_.ok(); }
   const Status& status() const { return status_; }
   T& value() & {
