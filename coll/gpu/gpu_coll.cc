@@ -81,6 +81,11 @@ GpuColl::~GpuColl() {
     if (const cudaError_t err = cudaDeviceSynchronize(); err != cudaSuccess) {
       GR_LOG(Warn, Coll) << "GPU collectives: cudaDeviceSynchronize at teardown failed: " << cudaGetErrorString(err);
     }
+    // Our kernels ended, so nothing reads the abort word the proxy would
+    // set; a peer past the barrier may close before this thread runs on
+    // (a peer failing earlier fails the barrier, which names it). The
+    // proxy still moves the steps in flight.
+    if (net_ != nullptr) net_->Quiesce();
     char mine = 0;
     std::string all(static_cast<size_t>(link_.size()), '\0');
     if (broken_.empty()) {
@@ -89,8 +94,7 @@ GpuColl::~GpuColl() {
       }
     }
   }
-  // Every rank's kernels ended (or the path broke): peers may close now.
-  if (net_ != nullptr) net_->Quiesce();
+  if (net_ != nullptr) net_->Quiesce();  // when no kernel ran
   tree_.reset();
   ring_.reset();
   oneshot_.reset();

@@ -101,9 +101,11 @@ Status StreamP2p::Init() {
 StreamP2p::~StreamP2p() {
   cudaSetDevice(device_);
   WaitIdle();
-  if (!connections_.empty()) SayGoodbye();
-  // Every peer's kernels ended (the goodbyes): peers may close now.
+  // Our kernels ended: a peer past the goodbyes may close before this
+  // thread runs on; that fails nothing now (a peer failing earlier fails
+  // the goodbyes, which name it). The proxy still moves what is in flight.
   if (net_ != nullptr) net_->Quiesce();
+  if (!connections_.empty()) SayGoodbye();
   connections_.clear();
   net_.reset();
   if (last_event_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(last_event_));

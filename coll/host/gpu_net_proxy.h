@@ -41,8 +41,9 @@
 // receiving one: after kGoneIdlePasses passes in a row that moved nothing),
 // records the error naming the peer (failure())
 // and sets the kernels' abort word, so their waits end. After Quiesce()
-// (called once every rank's kernels ended: GpuColl's teardown barrier) a
-// peer closing is expected and fails nothing.
+// (called once this rank's kernels ended, before GpuColl's teardown
+// barrier: a peer past it may close before this rank runs on) a peer
+// closing is expected and fails nothing.
 //
 // LL128 never runs on NET connections: a 128-byte line must arrive whole,
 // which a UCX message does not promise (the ring refuses LL128 there).
@@ -129,7 +130,7 @@ class GpuNetProxy {
 
   // A launch is coming: spin from now.
   void Wake() { wakes_.fetch_add(1, std::memory_order_release); }
-  // Every rank's kernels ended (teardown): peers closing fail nothing now.
+  // This rank's kernels ended (teardown): peers closing fail nothing now.
   void Quiesce() { quiet_.store(true, std::memory_order_release); }
   // OkStatus, or the first failure (naming the peer).
   Status failure() const;

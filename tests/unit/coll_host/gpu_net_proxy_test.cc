@@ -145,15 +145,19 @@ std::string RunTwo(const Body& body) {
 }
 
 // The end of an exchange, as GpuColl's teardown: every step sent from
-// `out` (up to step `end`) left this side, a barrier, Quiesce, the edges
-// let go; then what went wrong, if anything.
+// `out` (up to step `end`) left this side, Quiesce, a barrier, the edges
+// let go; then what went wrong, if anything. Quiesce comes before the
+// barrier: a peer past it may close at once, before this side ran on.
 std::string Finish(int rank, GpuNetProxy& proxy, ThreadWorld& world, uint8_t* out, uint64_t end, std::string got,
                    const std::string& error) {
   if (got.empty() && !WaitFor([&] { return Load(out, GpuNetLayout::kHead) == end; })) got = "sends never completed";
   char done = 1;
   std::vector<char> all(2);
-  if (Status s = world.AllGather(rank, &done, 1, all.data()); !s.ok()) return s.ToString();
   proxy.Quiesce();
+  if (Status s = world.AllGather(rank, &done, 1, all.data()); !s.ok()) return s.ToString();
+  // Rank 1 closes while rank 0 still sleeps here (as a descheduled
+  // thread would): that must fail nothing.
+  if (rank == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   proxy.RemoveOwner(&proxy);
   if (Status s = proxy.failure(); !s.ok()) return s.ToString();
   return error.empty() ? got : error;
