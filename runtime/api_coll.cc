@@ -1,27 +1,19 @@
 // C API: the ring/tree collectives and the barrier (gpurun.h). Each call
 // checks the communicator, then its arguments (coll_args.h), then the stream,
-// before anything runs; then the communicator's HostColl runs it
-// (comm_coll.h). Every error names the C call.
+// before anything runs; then the communicator's HostColl or GpuColl runs it
+// where its buffers are (coll_placed.h). Every error names the C call.
 #include "gpurun/gpurun.h"
 #include "runtime/api_coll_run.h"
 #include "runtime/buffer_place.h"
 #include "runtime/coll_args.h"
 #include "runtime/coll_args_quick.h"
+#include "runtime/coll_placed.h"
 #include "runtime/comm_coll.h"
 #include "runtime/context.h"
 #include "runtime/group.h"
 
 namespace gpurun {
 namespace {
-
-// Runs a checked call where its buffers are: the GPU executor for device
-// memory, the host executor for host memory (buffer_place.h). The checks
-// leave a reduce's recv null off the root, where it is unused.
-Status RunPlaced(grComm& comm, const coll::CollCall& call, grStream_t stream) {
-  GR_ASSIGN_OR_RETURN(const Placement place, PlaceCollective(call.send, call.recv, stream));
-  if (place.device) return RunGpuColl(comm, call, place.ordinal, stream);
-  return RunHostColl(comm, call);
-}
 
 // Checks the communicator, then the arguments with `check(comm)` (a
 // StatusOr<coll::CollCall>), then where the buffers are, and runs the call.
@@ -32,7 +24,7 @@ grResult_t RunChecked(const char* what, grComm_t comm, grStream_t stream, Check&
   // Inside a group: checked now, run at grGroupEnd (group.h).
   if (group::Active()) [[unlikely]] {
     return RunCollective(what, comm, GR_STREAM_HOST, check, [stream](grComm& c, const coll::CollCall& call) {
-      group::AddCollective([&c, call, stream] { return RunPlaced(c, call, stream); });
+      group::AddRingTree(c, call, stream);
       return OkStatus();
     });
   }

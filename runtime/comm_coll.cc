@@ -78,6 +78,19 @@ Status RunGpuColl(grComm& comm, const coll::CollCall& call, int device, grStream
 #endif
 }
 
+Status RunGpuCollGroup(grComm& comm, std::span<const coll::CollCall> calls, int device, grStream_t stream) {
+#if GPURUN_HAVE_GPU_COLL
+  GR_ASSIGN_OR_RETURN(coll::GpuColl * gpu, CollOf(comm).gpu(device));
+  return gpu->RunGroup(calls, stream);
+#else
+  (void)comm;
+  (void)calls;
+  (void)device;
+  (void)stream;
+  return Unsupported("this build has no GPU collectives");
+#endif
+}
+
 CommColl& CollOf(grComm& comm) {
   // Point-to-point calls of several threads may make it first.
   static std::mutex mu;

@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <mutex>
+#include <span>
 
 #include "coll/host/host_coll.h"
 #if GPURUN_HAVE_GPU_COLL
@@ -75,6 +76,9 @@ inline Status RunHostColl(grComm& comm, const coll::CollCall& call) {
 // Runs a validated ring/tree collective whose buffers are device memory of
 // GPU `device` on comm's GpuColl; Unsupported in a build without the GPU path.
 Status RunGpuColl(grComm& comm, const coll::CollCall& call, int device, grStream_t stream);
+// The same for consecutive calls of a group, fused where they may be
+// (coll::GpuColl::RunGroup).
+Status RunGpuCollGroup(grComm& comm, std::span<const coll::CollCall> calls, int device, grStream_t stream);
 
 // Returns once every rank of comm has entered it (see comm_coll.cc for how).
 Status Barrier(grComm& comm);

@@ -8,6 +8,7 @@
 
 #include "p2p/engine.h"
 #include "p2p/request.h"
+#include "runtime/coll_placed.h"
 #include "runtime/context.h"
 #include "runtime/global_context.h"
 #include "runtime/p2p_args.h"
@@ -21,8 +22,17 @@ constinit thread_local int t_depth = 0;
 
 namespace {
 
+// A recorded collective: `run`, or (ring/tree ones, run == nullptr) the
+// call to place and perhaps fuse.
+struct Collective {
+  std::function<Status()> run;
+  grComm* comm = nullptr;
+  coll::CollCall call;
+  grStream_t stream = GR_STREAM_HOST;
+};
+
 struct State {
-  std::vector<std::function<Status()>> collectives;
+  std::vector<Collective> collectives;
   std::vector<P2pCall> p2p;
   std::string spoiled;  // why End runs nothing ("" while the group is sound)
 };
@@ -95,8 +105,29 @@ Status RunStreamP2p(const std::vector<P2pCall>& calls) {
   return OkStatus();
 }
 
+// In order; the ring/tree calls in runs of one communicator and stream.
+Status RunCollectives(const std::vector<Collective>& all) {
+  std::vector<coll::CollCall> calls;
+  for (size_t i = 0; i < all.size();) {
+    if (all[i].run) {
+      GR_RETURN_IF_ERROR(all[i].run());
+      ++i;
+      continue;
+    }
+    calls.clear();
+    size_t end = i;
+    for (; end < all.size() && !all[end].run && all[end].comm == all[i].comm && all[end].stream == all[i].stream;
+         ++end) {
+      calls.push_back(all[end].call);
+    }
+    GR_RETURN_IF_ERROR(RunPlacedGroup(*all[i].comm, calls, all[i].stream));
+    i = end;
+  }
+  return OkStatus();
+}
+
 Status Run(State& s) {
-  for (auto& run : s.collectives) GR_RETURN_IF_ERROR(run());
+  GR_RETURN_IF_ERROR(RunCollectives(s.collectives));
   std::vector<P2pCall> host, stream;
   for (const P2pCall& c : s.p2p) (c.stream == GR_STREAM_HOST ? host : stream).push_back(c);
   GR_RETURN_IF_ERROR(RunHostP2p(host));
@@ -134,7 +165,15 @@ Status AddP2p(const P2pCall& call) {
   return OkStatus();
 }
 
-void AddCollective(std::function<Status()> run) { Mine().collectives.push_back(std::move(run)); }
+void AddCollective(std::function<Status()> run) {
+  Collective c;
+  c.run = std::move(run);
+  Mine().collectives.push_back(std::move(c));
+}
+
+void AddRingTree(grComm& comm, const coll::CollCall& call, grStream_t stream) {
+  Mine().collectives.push_back(Collective{nullptr, &comm, call, stream});
+}
 
 Status Refuse(const char* what) {
   State& s = Mine();

@@ -4,7 +4,12 @@
 // (grBarrier, grBcast, grBroadcast, grReduce, grAllreduce, grAllgather,
 // grReduceScatter) check their communicator and are recorded; the outermost
 // grGroupEnd runs them:
-//  1. the collectives, in the order called (each as it would run alone);
+//  1. the collectives, in the order called: consecutive ring/tree ones of
+//     one communicator and stream on device buffers of one GPU fused into
+//     as few kernel launches as they may be (coll/gpu GpuColl::RunGroup:
+//     one launch while the calls share an element type and operator and
+//     none reads or writes what an earlier one of the launch writes); the
+//     rest each as it would run alone;
 //  2. the host (null-stream) sends and receives, all started as nonblocking
 //     ones, then waited for together — so any pattern of them completes;
 //  3. the stream-ordered sends and receives, per communicator and stream in
@@ -20,8 +25,10 @@
 
 #include <functional>
 
+#include "coll/host/host_coll.h"
 #include "gpurun/gpurun.h"
 #include "runtime/base/status.h"
+#include "runtime/comm.h"
 
 namespace gpurun::group {
 
@@ -57,6 +64,9 @@ struct P2pCall {
 Status AddP2p(const P2pCall& call);
 // Record a checked collective; `run` runs it at End.
 void AddCollective(std::function<Status()> run);
+// Record a checked ring/tree collective (run at End where its buffers are,
+// fused with its neighbours where it may be: coll_placed.h).
+void AddRingTree(grComm& comm, const coll::CollCall& call, grStream_t stream);
 // A call that has no place in a group: InvalidUsage naming it, and the
 // group is spoiled (End runs nothing).
 Status Refuse(const char* what);

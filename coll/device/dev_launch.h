@@ -3,7 +3,8 @@
 // (DevChannel, in device memory, also holding the channel's FIFO step
 // counters between launches), the error record a kernel fills when a wait
 // times out or is aborted (DevError, in host-mapped memory), and the launch
-// itself (DevLaunch, passed by value: the planner's WorkDesc per block).
+// itself (DevLaunch, passed by value: the planner's WorkDesc per work, each
+// with its call's buffers, and which works each block runs).
 //
 // Memory of one connection (Simple protocol, coll/wire_format.h): the FIFO
 // and its tail counter live in the receiver's GPU memory, the head counter in
@@ -31,6 +32,9 @@ namespace gpurun::coll {
 
 // Most blocks (channels) one device collective launches.
 inline constexpr int kMaxDeviceChannels = 128;
+// Most works one launch holds: one call's, or those of several calls of a
+// group fused into one launch (coll/gpu/launch_batch.h).
+inline constexpr int kMaxDeviceWorks = 128;
 
 // The receiving end of a connection on this rank.
 struct DevRecvConn {
@@ -104,9 +108,17 @@ struct DevError {
   uint64_t value;    // the counter's value when it gave up
 };
 
+// The buffers of the call a work belongs to (device memory).
+struct DevBuffers {
+  const void* send;
+  void* recv;
+};
+
+// Block b runs works block_first[b] .. block_first[b + 1] - 1 in order: the
+// works of one lane (a ring channel, or one (channel, tree)) of every call
+// of the launch, in call order, so each connection's steps follow the same
+// order on every rank.
 struct DevLaunch {
-  const void* send;             // the call's send buffer (device)
-  void* recv;                   // the call's receive buffer (device)
   DevChannel* channels;         // device memory, kMaxDeviceChannels entries
   const int32_t* ring_ranks;    // device memory: the rank at each ring position (blocks are laid out by rank)
   DevTreeLinks* trees;          // device memory, [channel * 2 + tree]; null before the tree's first call
@@ -117,14 +129,17 @@ struct DevLaunch {
   uint64_t ll_buffer_bytes;     // LL FIFO bytes per connection
   uint64_t ll128_buffer_bytes;  // LL128 FIFO bytes per connection (0: none)
   uint32_t divisor;             // avg: the rank count
-  int32_t nworks;               // blocks; block b runs work[b]
-  WorkDesc work[kMaxDeviceChannels];
+  int32_t nblocks;
+  uint16_t block_first[kMaxDeviceChannels + 1];
+  DevBuffers buffers[kMaxDeviceWorks];  // work[i]'s call's buffers
+  WorkDesc work[kMaxDeviceWorks];
 };
 
 static_assert(std::is_trivially_copyable_v<DevChannel>);
 static_assert(std::is_trivially_copyable_v<DevError>);
 static_assert(std::is_trivially_copyable_v<DevTreeLinks>);
 static_assert(std::is_trivially_copyable_v<DevLaunch>);
+static_assert(kMaxDeviceWorks < (1 << 16), "block_first holds work indices");
 // Kernel parameters may take 32764 bytes since CUDA 12.1 on Volta and later.
 static_assert(sizeof(DevLaunch) <= 32764, "a kernel parameter block is at most 32764 bytes");
 

@@ -44,7 +44,7 @@ const char* BuiltDeviceTypes() { return GR_BUILT_DEVICE_TYPE_NAMES; }
 int LaunchRingKernel(const void* kernel, const DevLaunch& launch, int nthreads, void* stream) {
   void* args[] = {const_cast<DevLaunch*>(&launch)};
   const cudaError_t err =
-      cudaLaunchKernel(kernel, dim3(static_cast<unsigned>(launch.nworks)), dim3(static_cast<unsigned>(nthreads)), args,
+      cudaLaunchKernel(kernel, dim3(static_cast<unsigned>(launch.nblocks)), dim3(static_cast<unsigned>(nthreads)), args,
                        0, static_cast<cudaStream_t>(stream));
   return static_cast<int>(err);
 }

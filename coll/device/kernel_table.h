@@ -43,7 +43,7 @@ const void* TwoShotKernel(DataType type, RedOp op);
 // The built element types, comma separated (for error messages).
 const char* BuiltDeviceTypes();
 
-// Launches `kernel` with launch.nworks blocks of `nthreads` threads on
+// Launches `kernel` with launch.nblocks blocks of `nthreads` threads on
 // `stream` (a cudaStream_t); returns the cudaError_t of the launch.
 int LaunchRingKernel(const void* kernel, const DevLaunch& launch, int nthreads, void* stream);
 

@@ -2,7 +2,7 @@
 // buffers: the host executor's algorithms (coll/host/ring_*.cc, after NCCL's
 // all_reduce.h / all_gather.h / reduce_scatter.h / broadcast.h / reduce.h
 // runRing) over either device primitives (PrimsSimple, PrimsLL: `P`), one
-// block per WorkDesc. The
+// WorkDesc at a time, on the buffers of its call (DevBuffers). The
 // chunk orders come from the shared pattern headers, so a device rank and a
 // host rank would agree step for step. Patterns count ring positions; the
 // blocks of allgather and reduce_scatter lie in the buffers by rank, so
@@ -20,10 +20,10 @@
 namespace gpurun::coll::dev {
 
 template <typename P>
-__device__ bool RingAllReduce(P& p, const WorkDesc& w, const DevLaunch& l) {
+__device__ bool RingAllReduce(P& p, const WorkDesc& w, const DevBuffers& io, const DevLaunch& l) {
   using S = typename P::S;
-  const S* send = static_cast<const S*>(l.send);
-  S* recv = static_cast<S*>(l.recv);
+  const S* send = static_cast<const S*>(io.send);
+  S* recv = static_cast<S*>(io.recv);
   const int n = w.nranks, idx = w.ring_index;
   const bool post = w.op == RedOp::kAvg;
   for (uint64_t loop = 0; loop < w.loops; ++loop) {
@@ -50,10 +50,10 @@ __device__ bool RingAllReduce(P& p, const WorkDesc& w, const DevLaunch& l) {
 }
 
 template <typename P>
-__device__ bool RingAllGather(P& p, const WorkDesc& w, const DevLaunch& l) {
+__device__ bool RingAllGather(P& p, const WorkDesc& w, const DevBuffers& io, const DevLaunch& l) {
   using S = typename P::S;
-  const S* send = static_cast<const S*>(l.send);
-  S* recv = static_cast<S*>(l.recv);
+  const S* send = static_cast<const S*>(io.send);
+  S* recv = static_cast<S*>(io.recv);
   const int n = w.nranks, idx = w.ring_index;
   for (uint64_t loop = 0; loop < w.loops; ++loop) {
     const Range ch = LoopChunk(w.part_count, w.chunk_count, loop);
@@ -69,10 +69,10 @@ __device__ bool RingAllGather(P& p, const WorkDesc& w, const DevLaunch& l) {
 }
 
 template <typename P>
-__device__ bool RingReduceScatter(P& p, const WorkDesc& w, const DevLaunch& l) {
+__device__ bool RingReduceScatter(P& p, const WorkDesc& w, const DevBuffers& io, const DevLaunch& l) {
   using S = typename P::S;
-  const S* send = static_cast<const S*>(l.send);
-  S* recv = static_cast<S*>(l.recv);
+  const S* send = static_cast<const S*>(io.send);
+  S* recv = static_cast<S*>(io.recv);
   const int n = w.nranks, idx = w.ring_index;
   for (uint64_t loop = 0; loop < w.loops; ++loop) {
     const Range ch = LoopChunk(w.part_count, w.chunk_count, loop);
@@ -91,10 +91,10 @@ __device__ bool RingReduceScatter(P& p, const WorkDesc& w, const DevLaunch& l) {
 }
 
 template <typename P>
-__device__ bool RingBroadcast(P& p, const WorkDesc& w, const DevLaunch& l) {
+__device__ bool RingBroadcast(P& p, const WorkDesc& w, const DevBuffers& io, const DevLaunch& l) {
   using S = typename P::S;
-  const S* send = static_cast<const S*>(l.send);
-  S* recv = static_cast<S*>(l.recv);
+  const S* send = static_cast<const S*>(io.send);
+  S* recv = static_cast<S*>(io.recv);
   const ChainRole role = ChainRoleAt(BroadcastChainPos(w.ring_index, w.root, w.nranks), w.nranks);
   for (uint64_t loop = 0; loop < w.loops; ++loop) {
     const Range ch = LoopChunk(w.part_count, w.chunk_count, loop);
@@ -112,10 +112,10 @@ __device__ bool RingBroadcast(P& p, const WorkDesc& w, const DevLaunch& l) {
 }
 
 template <typename P>
-__device__ bool RingReduce(P& p, const WorkDesc& w, const DevLaunch& l) {
+__device__ bool RingReduce(P& p, const WorkDesc& w, const DevBuffers& io, const DevLaunch& l) {
   using S = typename P::S;
-  const S* send = static_cast<const S*>(l.send);
-  S* recv = static_cast<S*>(l.recv);
+  const S* send = static_cast<const S*>(io.send);
+  S* recv = static_cast<S*>(io.recv);
   const ChainRole role = ChainRoleAt(ReduceChainPos(w.ring_index, w.root, w.nranks), w.nranks);
   for (uint64_t loop = 0; loop < w.loops; ++loop) {
     const Range ch = LoopChunk(w.part_count, w.chunk_count, loop);

@@ -1,6 +1,6 @@
 // The device tree kernel: tree AllReduce (NCCL all_reduce.h runTreeUpDown,
 // the host executor's coll/host/tree_allreduce.cc) on one tree of the double
-// binary tree per block — for all chunks, reduce up (leaves send, inner
+// binary tree per work — for all chunks, reduce up (leaves send, inner
 // ranks reduce their children's data with their own and send it on, the root
 // reduces into the output and divides for avg), then broadcast the result
 // down from the root's output. Two primitives objects of Fan 2 per block
@@ -53,10 +53,10 @@ __device__ inline void LoadTreePeers(const DevTreeLinks& t, uint32_t channel, De
 }
 
 template <typename P>
-__device__ bool TreeReduceUp(P& p, const WorkDesc& w, const DevLaunch& l, bool root, bool leaf) {
+__device__ bool TreeReduceUp(P& p, const WorkDesc& w, const DevBuffers& io, bool root, bool leaf) {
   using S = typename P::S;
-  const S* send = static_cast<const S*>(l.send);
-  S* recv = static_cast<S*>(l.recv);
+  const S* send = static_cast<const S*>(io.send);
+  S* recv = static_cast<S*>(io.recv);
   for (uint64_t loop = 0; loop < w.loops; ++loop) {
     const Range ch = LoopChunk(w.part_count, w.chunk_count, loop);
     const uint64_t off = w.part_offset + ch.offset;
@@ -74,9 +74,9 @@ __device__ bool TreeReduceUp(P& p, const WorkDesc& w, const DevLaunch& l, bool r
 }
 
 template <typename P>
-__device__ bool TreeBroadcastDown(P& p, const WorkDesc& w, const DevLaunch& l, bool root, bool leaf) {
+__device__ bool TreeBroadcastDown(P& p, const WorkDesc& w, const DevBuffers& io, bool root, bool leaf) {
   using S = typename P::S;
-  S* recv = static_cast<S*>(l.recv);
+  S* recv = static_cast<S*>(io.recv);
   for (uint64_t loop = 0; loop < w.loops; ++loop) {
     const Range ch = LoopChunk(w.part_count, w.chunk_count, loop);
     const uint64_t off = w.part_offset + ch.offset;
@@ -96,40 +96,52 @@ __device__ bool TreeBroadcastDown(P& p, const WorkDesc& w, const DevLaunch& l, b
 // One work: the up phase, then (if it completed) the down phase; each
 // phase's step counters go back to the tree's device-memory state.
 template <typename P>
-__device__ void RunTreeWork(const DevLaunch& l, const WorkDesc& w, const DevPeers<kTreeFan>* up,
-                            const DevPeers<kTreeFan>* down, int* failed) {
+__device__ void RunTreeWork(const DevLaunch& l, const WorkDesc& w, const DevBuffers& io,
+                            const DevPeers<kTreeFan>* up, const DevPeers<kTreeFan>* down, int* failed) {
   DevTreeLinks& home = l.trees[w.channel * 2 + w.tree];
   const bool root = up->nsend == 0;
   const bool leaf = up->nrecv == 0;
   {
     P p(l, w, up, failed);
-    const bool ok = TreeReduceUp(p, w, l, root, leaf);
+    const bool ok = TreeReduceUp(p, w, io, root, leaf);
     p.Finish(&home.up_recv_step, &home.up_send_step);
     if (!ok) return;
   }
   P p(l, w, down, failed);
-  TreeBroadcastDown(p, w, l, root, leaf);
+  TreeBroadcastDown(p, w, io, root, leaf);
   p.Finish(&home.down_recv_step, &home.down_send_step);
 }
 
+// Each block runs its works (DevLaunch's block_first: all on one (channel,
+// tree)) one after another, as the ring kernel does.
 template <DataType D, typename Op>
 __global__ void __launch_bounds__(kMaxDeviceThreads) TreeKernel(const __grid_constant__ DevLaunch l) {
   __shared__ WorkDesc w;
+  __shared__ DevBuffers io;
   __shared__ DevPeers<kTreeFan> up;
   __shared__ DevPeers<kTreeFan> down;
   __shared__ int failed;
-  if (threadIdx.x == 0) {
-    w = l.work[blockIdx.x];
-    LoadTreePeers(l.trees[w.channel * 2 + w.tree], w.channel, &up, &down);
-    failed = 0;
-  }
-  __syncthreads();
-  if (w.proto == Protocol::kLL) {
-    RunTreeWork<PrimsLL<D, Op, kTreeFan>>(l, w, &up, &down, &failed);
-  } else if (w.proto == Protocol::kLL128) {
-    RunTreeWork<PrimsLL128<D, Op, kTreeFan>>(l, w, &up, &down, &failed);
-  } else {
-    RunTreeWork<PrimsSimple<D, Op, kTreeFan>>(l, w, &up, &down, &failed);
+  const int first = l.block_first[blockIdx.x];
+  const int end = l.block_first[blockIdx.x + 1];
+  for (int i = first; i < end; ++i) {
+    // Thread 0 stored the last work's counters (Finish): it reads them back.
+    if (threadIdx.x == 0) {
+      w = l.work[i];
+      io = l.buffers[i];
+      LoadTreePeers(l.trees[w.channel * 2 + w.tree], w.channel, &up, &down);
+      if (i == first) failed = 0;
+    }
+    __syncthreads();
+    if (w.proto == Protocol::kLL) {
+      RunTreeWork<PrimsLL<D, Op, kTreeFan>>(l, w, io, &up, &down, &failed);
+    } else if (w.proto == Protocol::kLL128) {
+      RunTreeWork<PrimsLL128<D, Op, kTreeFan>>(l, w, io, &up, &down, &failed);
+    } else {
+      RunTreeWork<PrimsSimple<D, Op, kTreeFan>>(l, w, io, &up, &down, &failed);
+    }
+    // Every thread is done with w, io and the peers before thread 0 refills them.
+    __syncthreads();
+    if (failed != 0) break;
   }
 }
 

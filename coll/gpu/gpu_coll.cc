@@ -124,8 +124,37 @@ Status GpuColl::RunChecked(const CollCall& call, void* stream, Choice choice) {
   if (link_.size() == 1 || call.count == 0) {
     GR_RETURN_IF_ERROR(RunSingle(call, stream));
   } else {
-    GR_RETURN_IF_ERROR(Launch(call, stream, choice));
+    const Status launched = Launch(call, stream, choice);
+    if (!launched.ok()) {
+      batch_.Clear();
+      return launched;
+    }
+    GR_RETURN_IF_ERROR(Flush(stream));
   }
+  if (stream != nullptr) return OkStatus();
+  return WaitDone();
+}
+
+Status GpuColl::RunGroup(std::span<const CollCall> calls, void* stream) {
+  for (const CollCall& call : calls) GR_RETURN_IF_ERROR(CheckOverride(call.func));
+  GR_RETURN_IF_ERROR(CheckBroken());
+  GR_RETURN_IF_ERROR(CheckDeviceError());
+  GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
+  Status status;
+  for (const CollCall& call : calls) {
+    if (link_.size() == 1 || call.count == 0) {
+      // A copy on the stream: after the works before it.
+      status = Flush(stream);
+      if (status.ok()) status = RunSingle(call, stream);
+    } else {
+      status = Launch(call, stream, Choice::kOverride);
+    }
+    if (!status.ok()) break;
+  }
+  // What was planned before an error still goes: every rank planned the
+  // same calls, and its peers' kernels wait for these works' steps.
+  if (Status flushed = Flush(stream); status.ok()) status = flushed;
+  GR_RETURN_IF_ERROR(status);
   if (stream != nullptr) return OkStatus();
   return WaitDone();
 }

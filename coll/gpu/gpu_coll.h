@@ -36,9 +36,11 @@
 #define GPURUN_COLL_GPU_GPU_COLL_H_
 
 #include <memory>
+#include <span>
 #include <string>
 
 #include "coll/device/dev_launch.h"
+#include "coll/gpu/launch_batch.h"
 #include "coll/gpu/oneshot_peers.h"
 #include "coll/gpu/ring_connectors.h"
 #include "coll/gpu/tree_connectors.h"
@@ -112,6 +114,15 @@ class GpuColl {
   // Runs a validated call whose buffers are device memory of device().
   Status Run(const CollCall& call, void* stream);
 
+  // Runs validated calls of a group (runtime/group.h), in order, on one
+  // stream: consecutive ring or tree calls of one kernel (element type and
+  // operator) go out in one launch while each touches no bytes an earlier
+  // one of the launch writes (launch_batch.h); a one-shot or two-shot call,
+  // a dependent call or another kernel starts the next launch. A null
+  // stream returns when every call finished. The first error stops the
+  // rest.
+  Status RunGroup(std::span<const CollCall> calls, void* stream);
+
   // A barrier on `stream` (not null): work queued after it on any rank
   // starts only once every rank's stream reached it — a one-element
   // allreduce of a device word of this object's.
@@ -146,8 +157,11 @@ class GpuColl {
   // Why it cannot run the tree ("" when it can): the GPU tree has no NET
   // connections yet.
   std::string TreeLimit() const;
-  // A ring or tree call (choice.algo), planned and launched.
+  // A ring or tree call (choice.algo), planned and added to batch_ (which
+  // is launched first when the call cannot join it).
   Status LaunchPlanned(const CollCall& call, void* stream, const TuneChoice& choice);
+  // Launches batch_'s works, if any, on `stream`.
+  Status Flush(void* stream);
   // A one-shot or two-shot call (`algo`) over the direct scratch.
   Status LaunchDirect(const CollCall& call, void* stream, Algo algo);
   Status WaitDone();
@@ -160,6 +174,7 @@ class GpuColl {
   std::unique_ptr<RingConnectors> ring_;
   std::unique_ptr<TreeConnectors> tree_;
   std::unique_ptr<OneShotPeers> oneshot_;
+  LaunchBatch batch_;  // the planned works not launched yet (empty between calls)
   std::string oneshot_limit_;        // OneShotLimit(), from Init
   std::string net_reason_;           // NetReason(), from Init
   std::string tree_limit_;           // TreeLimit(), from Init

@@ -1,6 +1,7 @@
 // GpuColl::Launch: the GPU override check, the tuner's choice (gpu_tuner.h),
-// the plan (ring or tree; LL, LL128 or Simple) and one kernel launch with a
-// block per work, or the one-shot / two-shot launch (gpu_coll.h).
+// the plan (ring or tree; LL, LL128 or Simple) added to the pending launch
+// (launch_batch.h; Flush launches it, one block per lane), or the one-shot /
+// two-shot launch (gpu_coll.h).
 #include <cuda_runtime.h>
 
 #include <array>
@@ -8,6 +9,7 @@
 
 #include "coll/device/kernel_table.h"
 #include "coll/gpu/gpu_coll.h"
+#include "coll/gpu/launch_batch.h"
 #include "coll/gpu/tree_layout.h"
 #include "coll/int_math.h"
 #include "coll/planner/planner.h"
@@ -126,6 +128,8 @@ Status GpuColl::Launch(const CollCall& call, void* stream, Choice choice) {
 }
 
 Status GpuColl::LaunchDirect(const CollCall& call, void* stream, Algo algo) {
+  // After the calls before it (their works are not launched yet).
+  GR_RETURN_IF_ERROR(Flush(stream));
   const void* kernel =
       algo == Algo::kTwoShot ? dev::TwoShotKernel(call.type, call.op) : dev::OneShotKernel(call.type, call.op);
   if (kernel == nullptr) return NoKernels(call.type);
@@ -186,11 +190,18 @@ Status GpuColl::LaunchPlanned(const CollCall& call, void* stream, const TuneChoi
   }
   std::array<WorkDesc, 2 * kMaxDeviceChannels> works;
   GR_ASSIGN_OR_RETURN(const int nworks, PlanCollective(in, works));
-  if (nworks > kMaxDeviceChannels) return InternalError("a GPU plan with more works than a launch holds");
+  if (nworks > kMaxDeviceWorks) return InternalError("a GPU plan with more works than a launch holds");
   if (nworks == 0) return OkStatus();
+  const CallBytes bytes = BytesOfCall(call, link_.size(), link_.rank());
+  if (!batch_.Accepts(kernel, nworks, bytes)) GR_RETURN_IF_ERROR(Flush(stream));
+  batch_.Add(kernel, tree, works.data(), nworks, DevBuffers{call.send, call.recv}, bytes);
+  return OkStatus();
+}
+
+Status GpuColl::Flush(void* stream) {
+  if (batch_.empty()) return OkStatus();
+  const bool tree = batch_.tree();
   DevLaunch l{};
-  l.send = call.send;
-  l.recv = call.recv;
   l.channels = ring_->channels();
   l.ring_ranks = ring_->ring_ranks();
   l.trees = tree_ != nullptr ? tree_->links() : nullptr;
@@ -201,8 +212,13 @@ Status GpuColl::LaunchPlanned(const CollCall& call, void* stream, const TuneChoi
   l.ll_buffer_bytes = tree ? tree_->ll_buffer_bytes() : ring_->ll_buffer_bytes();
   l.ll128_buffer_bytes = tree ? tree_->ll128_buffer_bytes() : ring_->ll128_buffer_bytes();
   l.divisor = static_cast<uint32_t>(link_.size());
-  l.nworks = nworks;
-  for (int i = 0; i < nworks; ++i) l.work[i] = works[static_cast<size_t>(i)];
+  batch_.Fill(&l);
+  const void* kernel = batch_.kernel();
+  if (batch_.calls() > 1) {
+    GR_LOG(Info, Coll) << "GPU group: " << batch_.calls() << " collectives in one launch (" << (tree ? "tree" : "ring")
+                        << " kernel, " << batch_.works() << " works on " << l.nblocks << " blocks)";
+  }
+  batch_.Clear();
   if (net_ != nullptr) net_->Wake();
   GR_CUDA_RETURN_IF_ERROR(dev::LaunchRingKernel(kernel, l, opt_.nthreads, stream));
   return OkStatus();

@@ -40,6 +40,11 @@
 //   pool        a send from cudaMallocAsync memory (CUDA IPC cannot export it)
 //               is grUnsupported without a stream, with a message saying so,
 //               and posts nothing; on a stream it arrives
+//   coll-group  ring/tree collectives on device buffers in groups, fused into
+//               launches (independent ones, adjacent halves of a buffer,
+//               a chain of dependent ones, three kernels in turn; stream and
+//               null stream) and a group captured into a CUDA graph and
+//               replayed (p2p_check_phases_coll_group.cc)
 // Prints one line per failure, "FAIL rank=R <phase>: <what>", and rank 0 the
 // summary "device_p2p_check: C checks, F failures, S skipped on N ranks".
 // Exit status 0 when no rank failed, 1 when one did (a call that fails
@@ -116,7 +121,8 @@ int Main(int argc, char** argv) {
                 {"stream-errors", StreamErrors},
                 {"stream-host", HostBufferWithStream},
                 {"pool", Pool},
-                {"group", Group}};
+                {"group", Group},
+                {"coll-group", CollGroup}};
   for (const auto& phase : phases) {
     if (!only.empty() && only.find("," + std::string(phase.name) + ",") == std::string::npos) continue;
     g.phase = phase.name;

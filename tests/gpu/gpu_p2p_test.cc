@@ -7,6 +7,7 @@
 // without a CUDA device (or in a build without CUDA).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <ostream>
 #include <regex>
 #include <string>
@@ -24,12 +25,33 @@ struct P2pCase {
   bool group = false;  // only the group phase, with FIFOs (2 x 256 KiB a pair) smaller than its messages
   int nodes = 1;       // gpurun --nodes: across simulated hosts GR_STREAM_HOST messages go over UCX as host
                        // copies, stream-ordered ones over NET connections (coll/host/gpu_net_proxy.h)
+  // Set: only the coll-group phase, under GPURUN_ALGO=algo GPURUN_PROTO=proto
+  // ("" each: the tuner's choice); with a ring or tree forced for every
+  // call, the log must show a launch of several collectives.
+  const char* algo = nullptr;
+  const char* proto = "";
 };
+
+bool CollGroup(const P2pCase& c) { return c.algo != nullptr; }
+bool ExpectFused(const P2pCase& c) { return CollGroup(c) && *c.algo != '\0'; }
 
 // What gtest prints for a case (its name, not its bytes).
 void PrintTo(const P2pCase& c, std::ostream* os) {
   *os << c.ranks << " ranks" << (c.host_path ? ", host path" : "") << (c.group ? ", group" : "")
       << (c.nodes > 1 ? ", " + std::to_string(c.nodes) + " nodes" : "");
+  if (CollGroup(c)) *os << ", collective groups, GPURUN_ALGO=" << c.algo << " GPURUN_PROTO=" << c.proto;
+}
+
+std::string CaseName(const P2pCase& c) {
+  std::string name = std::to_string(c.ranks) + "ranks" + (c.host_path ? "_hostpath" : "") + (c.group ? "_group" : "") +
+                     (c.nodes > 1 ? "_" + std::to_string(c.nodes) + "nodes" : "");
+  if (CollGroup(c)) {
+    name += std::string("_collgroup_") + (*c.algo != '\0' ? c.algo : "tuned") + (*c.proto != '\0' ? "_" : "") + c.proto;
+    for (char& ch : name) {
+      if (ch == ':' || ch == ',') ch = '_';
+    }
+  }
+  return name;
 }
 
 class DeviceP2p : public ::testing::TestWithParam<P2pCase> {
@@ -49,12 +71,20 @@ TEST_P(DeviceP2p, ExactResults) {
   o.argv.push_back(bin + "/device_p2p_check");
   if (c.host_path) o.argv.push_back("--phases=stream,stream-errors,pool");
   if (c.group) o.argv.push_back("--phases=group");
+  if (CollGroup(c)) o.argv.push_back("--phases=coll-group");
   // A hang fails after GPURUN_TIMEOUT instead of its default; no forced
   // algorithm of the caller's environment leaks into the job's collectives.
   o.env = {{"GPURUN_TIMEOUT", "120"},
-           {"GPURUN_ALGO", ""},
-           {"GPURUN_PROTO", ""},
+           {"GPURUN_ALGO", CollGroup(c) ? c.algo : ""},
+           {"GPURUN_PROTO", CollGroup(c) ? c.proto : ""},
            {"GPURUN_GPU_PATH", c.host_path ? "host" : "auto"}};
+  if (ExpectFused(c)) {
+    o.env.push_back({"GPURUN_DEBUG", "INFO"});
+    o.env.push_back({"GPURUN_DEBUG_SUBSYS", "COLL"});
+    // 4 channels a call: the 11 independent calls' works fit one launch
+    // whatever the tuner would take for the 4 MiB one.
+    o.env.push_back({"GPURUN_NCHANNELS", "4"});
+  }
   if (c.nodes > 1) o.env.push_back({"UCX_NET_DEVICES", "lo"});
   if (c.group) {
     o.env.push_back({"GPURUN_P2P_NCHANNELS", "2"});
@@ -78,6 +108,18 @@ TEST_P(DeviceP2p, ExactResults) {
   EXPECT_EQ(m[2].str(), "0") << output;
   EXPECT_EQ(std::stoi(m[4]), c.ranks) << output;
   if (m[3].str() != "0") std::printf("device_p2p_check skipped %s check(s):\n%s", m[3].str().c_str(), output.c_str());
+  if (ExpectFused(c)) {
+    // The independent calls (11, or the 7 allreduces when only those are on
+    // the tree) went out in one launch on every rank, both stream modes.
+    const std::regex fused(R"(GPU group: (\d+) collectives in one launch)");
+    int launches = 0, most = 0;
+    for (auto it = std::sregex_iterator(output.begin(), output.end(), fused); it != std::sregex_iterator(); ++it) {
+      ++launches;
+      most = std::max(most, std::stoi((*it)[1]));
+    }
+    EXPECT_GE(launches, 2 * c.ranks) << output;
+    EXPECT_GE(most, std::string(c.algo).find("tree") != std::string::npos ? 7 : 11) << output;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, DeviceP2p,
@@ -85,11 +127,20 @@ INSTANTIATE_TEST_SUITE_P(Ranks, DeviceP2p,
                                            P2pCase{2, false, true}, P2pCase{3, false, true}, P2pCase{4, false, true},
                                            P2pCase{2, false, false, 2}, P2pCase{4, false, false, 2},
                                            P2pCase{4, false, true, 2}),
-                         [](const ::testing::TestParamInfo<P2pCase>& info) {
-                           return std::to_string(info.param.ranks) + "ranks" +
-                                  (info.param.host_path ? "_hostpath" : "") + (info.param.group ? "_group" : "") +
-                                  (info.param.nodes > 1 ? "_" + std::to_string(info.param.nodes) + "nodes" : "");
-                         });
+                         [](const ::testing::TestParamInfo<P2pCase>& info) { return CaseName(info.param); });
+
+// Collective groups: the tuner's choices, the ring forced with each
+// protocol, allreduce forced onto the tree, and the ring across two
+// simulated hosts (NET: LL and Simple).
+INSTANTIATE_TEST_SUITE_P(CollGroups, DeviceP2p,
+                         ::testing::Values(P2pCase{2, false, false, 1, ""}, P2pCase{4, false, false, 1, ""},
+                                           P2pCase{2, false, false, 1, "ring", "ll"},
+                                           P2pCase{3, false, false, 1, "ring", "ll128"},
+                                           P2pCase{2, false, false, 1, "ring", "simple"},
+                                           P2pCase{4, false, false, 1, "allreduce:tree", ""},
+                                           P2pCase{2, false, false, 2, "ring", "ll"},
+                                           P2pCase{4, false, false, 2, "ring", "simple"}),
+                         [](const ::testing::TestParamInfo<P2pCase>& info) { return CaseName(info.param); });
 
 }  // namespace
 }  // namespace gpurun::gpu_test

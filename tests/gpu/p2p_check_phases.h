@@ -29,6 +29,10 @@ void Pool();                  // "pool": cudaMallocAsync memory
 
 void Group();  // "group": grGroupStart / grGroupEnd all-to-all, host and device
 
+// ---- p2p_check_phases_coll_group.cc ----------------------------------------
+
+void CollGroup();  // "coll-group": device collectives fused in groups, and in a graph
+
 }  // namespace gpurun::p2p_check
 
 #endif  // GPURUN_TESTS_GPU_P2P_CHECK_PHASES_H_
