@@ -96,8 +96,8 @@ __device__ bool TreeBroadcastDown(P& p, const WorkDesc& w, const DevBuffers& io,
 // One work: the up phase, then (if it completed) the down phase; each
 // phase's step counters go back to the tree's device-memory state.
 template <typename P>
-__device__ void RunTreeWork(const DevLaunch& l, const WorkDesc& w, const DevBuffers& io,
-                            const DevPeers<kTreeFan>* up, const DevPeers<kTreeFan>* down, int* failed) {
+__device__ void RunTreeWork(const DevLaunch& l, const WorkDesc& w, const DevBuffers& io, const DevPeers<kTreeFan>* up,
+                            const DevPeers<kTreeFan>* down, int* failed) {
   DevTreeLinks& home = l.trees[w.channel * 2 + w.tree];
   const bool root = up->nsend == 0;
   const bool leaf = up->nrecv == 0;

@@ -174,7 +174,7 @@ class GpuColl {
   std::unique_ptr<RingConnectors> ring_;
   std::unique_ptr<TreeConnectors> tree_;
   std::unique_ptr<OneShotPeers> oneshot_;
-  LaunchBatch batch_;  // the planned works not launched yet (empty between calls)
+  LaunchBatch batch_;                // the planned works not launched yet (empty between calls)
   std::string oneshot_limit_;        // OneShotLimit(), from Init
   std::string net_reason_;           // NetReason(), from Init
   std::string tree_limit_;           // TreeLimit(), from Init

@@ -216,7 +216,7 @@ Status GpuColl::Flush(void* stream) {
   const void* kernel = batch_.kernel();
   if (batch_.calls() > 1) {
     GR_LOG(Info, Coll) << "GPU group: " << batch_.calls() << " collectives in one launch (" << (tree ? "tree" : "ring")
-                        << " kernel, " << batch_.works() << " works on " << l.nblocks << " blocks)";
+                       << " kernel, " << batch_.works() << " works on " << l.nblocks << " blocks)";
   }
   batch_.Clear();
   if (net_ != nullptr) net_->Wake();

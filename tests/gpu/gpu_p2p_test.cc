@@ -132,15 +132,13 @@ INSTANTIATE_TEST_SUITE_P(Ranks, DeviceP2p,
 // Collective groups: the tuner's choices, the ring forced with each
 // protocol, allreduce forced onto the tree, and the ring across two
 // simulated hosts (NET: LL and Simple).
-INSTANTIATE_TEST_SUITE_P(CollGroups, DeviceP2p,
-                         ::testing::Values(P2pCase{2, false, false, 1, ""}, P2pCase{4, false, false, 1, ""},
-                                           P2pCase{2, false, false, 1, "ring", "ll"},
-                                           P2pCase{3, false, false, 1, "ring", "ll128"},
-                                           P2pCase{2, false, false, 1, "ring", "simple"},
-                                           P2pCase{4, false, false, 1, "allreduce:tree", ""},
-                                           P2pCase{2, false, false, 2, "ring", "ll"},
-                                           P2pCase{4, false, false, 2, "ring", "simple"}),
-                         [](const ::testing::TestParamInfo<P2pCase>& info) { return CaseName(info.param); });
+INSTANTIATE_TEST_SUITE_P(
+    CollGroups, DeviceP2p,
+    ::testing::Values(P2pCase{2, false, false, 1, ""}, P2pCase{4, false, false, 1, ""},
+                      P2pCase{2, false, false, 1, "ring", "ll"}, P2pCase{3, false, false, 1, "ring", "ll128"},
+                      P2pCase{2, false, false, 1, "ring", "simple"}, P2pCase{4, false, false, 1, "allreduce:tree", ""},
+                      P2pCase{2, false, false, 2, "ring", "ll"}, P2pCase{4, false, false, 2, "ring", "simple"}),
+    [](const ::testing::TestParamInfo<P2pCase>& info) { return CaseName(info.param); });
 
 }  // namespace
 }  // namespace gpurun::gpu_test

@@ -59,7 +59,9 @@ struct Call {
 };
 
 // Rank r's input element i of call `salt`: a small integer.
-int32_t Input(int salt, int r, size_t i) { return static_cast<int32_t>((i * 7 + static_cast<size_t>(salt) * 3 + r) % 17 + 1); }
+int32_t Input(int salt, int r, size_t i) {
+  return static_cast<int32_t>((i * 7 + static_cast<size_t>(salt) * 3 + r) % 17 + 1);
+}
 
 template <typename T>
 std::vector<uint8_t> Bytes(const std::vector<T>& v) {

@@ -94,9 +94,12 @@ TEST(LaunchBatch, LanesRunInOneBlockInCallOrder) {
   b.Fill(&l);
   ASSERT_EQ(l.nblocks, 6);
   // Blocks by first use: channels 0, 1, 2, 3 (call 0), then 4, 5 (call 2).
-  const std::vector<std::vector<std::pair<int, uintptr_t>>> want = {
-      {{0, 0x100}, {0, 0x300}}, {{1, 0x100}, {1, 0x300}}, {{2, 0x100}, {2, 0x500}},
-      {{3, 0x100}, {3, 0x500}}, {{4, 0x500}},             {{5, 0x500}}};
+  const std::vector<std::vector<std::pair<int, uintptr_t>>> want = {{{0, 0x100}, {0, 0x300}},
+                                                                    {{1, 0x100}, {1, 0x300}},
+                                                                    {{2, 0x100}, {2, 0x500}},
+                                                                    {{3, 0x100}, {3, 0x500}},
+                                                                    {{4, 0x500}},
+                                                                    {{5, 0x500}}};
   for (int blk = 0; blk < l.nblocks; ++blk) {
     const auto& expect = want[static_cast<size_t>(blk)];
     ASSERT_EQ(l.block_first[blk + 1] - l.block_first[blk], static_cast<int>(expect.size())) << "block " << blk;
