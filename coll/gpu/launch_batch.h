@@ -12,6 +12,12 @@
 // joins only when it reads no byte an earlier call of the batch writes and
 // writes none it reads or writes (Conflicts); a dependent call goes into
 // the next launch, after this one on the stream.
+//
+// Ranks decide by their own addresses, so one rank may split where another
+// fuses. That is safe: every rank runs each lane's works in the same order
+// whatever the launch boundaries (the step counters carry across launches),
+// and no lane waits for another, so a rank whose block runs call A's work
+// and then B's on a lane meets a peer that runs them in two launches.
 #ifndef GPURUN_COLL_GPU_LAUNCH_BATCH_H_
 #define GPURUN_COLL_GPU_LAUNCH_BATCH_H_
 
