@@ -66,16 +66,7 @@ StatusOr<coll::StreamP2p*> CommColl::stream_coll_p2p(int device) {
 #endif
 
 Status RunGpuColl(grComm& comm, const coll::CollCall& call, int device, grStream_t stream) {
-#if GPURUN_HAVE_GPU_COLL
-  GR_ASSIGN_OR_RETURN(coll::GpuColl * gpu, CollOf(comm).gpu(device));
-  return gpu->Run(call, stream);
-#else
-  (void)comm;
-  (void)call;
-  (void)device;
-  (void)stream;
-  return Unsupported("this build has no GPU collectives");
-#endif
+  return RunGpuCollGroup(comm, {&call, 1}, device, stream);
 }
 
 Status RunGpuCollGroup(grComm& comm, std::span<const coll::CollCall> calls, int device, grStream_t stream) {

@@ -69,7 +69,7 @@ Status GpuColl::Barrier(void* stream) {
   call.count = 1;
   call.type = DataType::kInt32;
   call.op = RedOp::kMax;
-  return RunChecked(call, stream, Choice::kFree);
+  return RunChecked({&call, 1}, stream, Choice::kFree);
 }
 
 GpuColl::~GpuColl() {
@@ -110,33 +110,15 @@ Status GpuColl::CheckBroken() const {
   return InvalidUsage("the communicator's GPU collectives stopped after an earlier error: " + broken_);
 }
 
-Status GpuColl::Run(const CollCall& call, void* stream) {
-  GR_RETURN_IF_ERROR(CheckOverride(call.func));
-  return RunChecked(call, stream, Choice::kOverride);
+Status GpuColl::RunGroup(std::span<const CollCall> calls, void* stream) {
+  for (const CollCall& call : calls) GR_RETURN_IF_ERROR(CheckOverride(call.func));
+  return RunChecked(calls, stream, Choice::kOverride);
 }
 
 // After the override check, which Barrier skips: its allreduce is the
-// runtime's, not one GPURUN_ALGO / GPURUN_PROTO speak of.
-Status GpuColl::RunChecked(const CollCall& call, void* stream, Choice choice) {
-  GR_RETURN_IF_ERROR(CheckBroken());
-  GR_RETURN_IF_ERROR(CheckDeviceError());
-  GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
-  if (link_.size() == 1 || call.count == 0) {
-    GR_RETURN_IF_ERROR(RunSingle(call, stream));
-  } else {
-    const Status launched = Launch(call, stream, choice);
-    if (!launched.ok()) {
-      batch_.Clear();
-      return launched;
-    }
-    GR_RETURN_IF_ERROR(Flush(stream));
-  }
-  if (stream != nullptr) return OkStatus();
-  return WaitDone();
-}
-
-Status GpuColl::RunGroup(std::span<const CollCall> calls, void* stream) {
-  for (const CollCall& call : calls) GR_RETURN_IF_ERROR(CheckOverride(call.func));
+// runtime's, not one GPURUN_ALGO / GPURUN_PROTO speak of. A single call is
+// a batch of one.
+Status GpuColl::RunChecked(std::span<const CollCall> calls, void* stream, Choice choice) {
   GR_RETURN_IF_ERROR(CheckBroken());
   GR_RETURN_IF_ERROR(CheckDeviceError());
   GR_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
@@ -147,7 +129,7 @@ Status GpuColl::RunGroup(std::span<const CollCall> calls, void* stream) {
       status = Flush(stream);
       if (status.ok()) status = RunSingle(call, stream);
     } else {
-      status = Launch(call, stream, Choice::kOverride);
+      status = Launch(call, stream, choice);
     }
     if (!status.ok()) break;
   }

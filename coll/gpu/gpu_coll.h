@@ -111,11 +111,9 @@ class GpuColl {
 
   int device() const { return device_; }
 
-  // Runs a validated call whose buffers are device memory of device().
-  Status Run(const CollCall& call, void* stream);
-
-  // Runs validated calls of a group (runtime/group.h), in order, on one
-  // stream: consecutive ring or tree calls of one kernel (element type and
+  // Runs validated calls whose buffers are device memory of device(), in
+  // order, on one stream: a single call, or a group's (runtime/group.h),
+  // where consecutive ring or tree calls of one kernel (element type and
   // operator) go out in one launch while each touches no bytes an earlier
   // one of the launch writes (launch_batch.h); a one-shot or two-shot call,
   // a dependent call or another kernel starts the next launch. A null
@@ -142,7 +140,8 @@ class GpuColl {
   Status CheckOverride(Func func) const;
   Status CheckBroken() const;
   Status CheckDeviceError();
-  Status RunChecked(const CollCall& call, void* stream, Choice choice);
+  // RunGroup past the override check.
+  Status RunChecked(std::span<const CollCall> calls, void* stream, Choice choice);
   Status RunSingle(const CollCall& call, void* stream);
   Status Launch(const CollCall& call, void* stream, Choice choice);
   // The tuner's (algorithm, protocol, channels); a forced choice that

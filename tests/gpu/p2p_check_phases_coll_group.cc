@@ -158,7 +158,7 @@ void RunGroup(const std::string& what, std::vector<Call>& calls, grStream_t stre
   for (const Call& c : calls) Judge(what, c);
 }
 
-Call Make(Kind kind, size_t count, int salt, grDataType_t type = grFloat32, grRedOp_t op = grSum, int root = 0) {
+Call MakeCall(Kind kind, size_t count, int salt, grDataType_t type = grFloat32, grRedOp_t op = grSum, int root = 0) {
   Call c;
   c.kind = kind;
   c.count = count;
@@ -173,13 +173,13 @@ void Independent(const std::string& mode, grStream_t stream) {
   std::vector<Call> calls;
   int salt = 0;
   for (size_t count : {size_t{1}, size_t{7}, size_t{1023}, size_t{4099}, size_t{65541}, size_t{1048581}}) {
-    calls.push_back(Make(Kind::kAllreduce, count, salt++));
+    calls.push_back(MakeCall(Kind::kAllreduce, count, salt++));
   }
-  calls.push_back(Make(Kind::kAllreduce, 4099, salt++));  // in place
-  calls.push_back(Make(Kind::kAllgather, 1023, salt++));
-  calls.push_back(Make(Kind::kReduceScatter, 4099, salt++));
-  calls.push_back(Make(Kind::kBcast, 65541, salt++, grFloat32, grSum, g.size - 1));
-  calls.push_back(Make(Kind::kReduce, 7001, salt++, grFloat32, grSum, g.size - 1));
+  calls.push_back(MakeCall(Kind::kAllreduce, 4099, salt++));  // in place
+  calls.push_back(MakeCall(Kind::kAllgather, 1023, salt++));
+  calls.push_back(MakeCall(Kind::kReduceScatter, 4099, salt++));
+  calls.push_back(MakeCall(Kind::kBcast, 65541, salt++, grFloat32, grSum, g.size - 1));
+  calls.push_back(MakeCall(Kind::kReduce, 7001, salt++, grFloat32, grSum, g.size - 1));
   for (size_t i = 0; i < calls.size(); ++i) Prepare(calls[i], i == 6);
   RunGroup("independent, " + mode, calls, stream);
 }
@@ -187,7 +187,7 @@ void Independent(const std::string& mode, grStream_t stream) {
 // Two allreduces into the halves of one buffer: they share no byte.
 void Adjacent(const std::string& mode, grStream_t stream) {
   const size_t count = 4099;
-  Call a = Make(Kind::kAllreduce, count, 20), b = Make(Kind::kAllreduce, count, 21);
+  Call a = MakeCall(Kind::kAllreduce, count, 20), b = MakeCall(Kind::kAllreduce, count, 21);
   Prepare(a, false);
   Prepare(b, false);
   Buffer out(Mem::kDevice, 2 * count * 4);
@@ -208,7 +208,7 @@ void Adjacent(const std::string& mode, grStream_t stream) {
 // A -> B, B -> C, C in place: B = sum of A, C = n * B, then n * C.
 void Chain(const std::string& mode, grStream_t stream) {
   const size_t count = 65541;
-  Call a = Make(Kind::kAllreduce, count, 30);
+  Call a = MakeCall(Kind::kAllreduce, count, 30);
   Prepare(a, false);
   Buffer c(Mem::kDevice, count * 4);
   c.Write({});
@@ -228,9 +228,9 @@ void Chain(const std::string& mode, grStream_t stream) {
 
 void Kernels(const std::string& mode, grStream_t stream) {
   std::vector<Call> calls;
-  calls.push_back(Make(Kind::kAllreduce, 1023, 40, grInt32, grMax));
-  calls.push_back(Make(Kind::kAllreduce, 1023, 41));
-  calls.push_back(Make(Kind::kAllreduce, 65541, 42, grInt32, grMax));
+  calls.push_back(MakeCall(Kind::kAllreduce, 1023, 40, grInt32, grMax));
+  calls.push_back(MakeCall(Kind::kAllreduce, 1023, 41));
+  calls.push_back(MakeCall(Kind::kAllreduce, 65541, 42, grInt32, grMax));
   for (Call& c : calls) Prepare(c, false);
   RunGroup("kernels, " + mode, calls, stream);
 }
@@ -239,7 +239,7 @@ void Kernels(const std::string& mode, grStream_t stream) {
 // with new inputs written before each replay.
 void Graph() {
   std::vector<Call> calls;
-  for (int k = 0; k < 3; ++k) calls.push_back(Make(Kind::kAllreduce, k == 2 ? 1048581 : 4099, 50 + k));
+  for (int k = 0; k < 3; ++k) calls.push_back(MakeCall(Kind::kAllreduce, k == 2 ? 1048581 : 4099, 50 + k));
   for (Call& c : calls) Prepare(c, false);
   const std::string what = "graph";
   Cuda(cudaStreamBeginCapture(g.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
