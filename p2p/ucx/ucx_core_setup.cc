@@ -34,7 +34,7 @@ Status UcxCore::Open(UcxSetupTimes* times) {
   auto start = std::chrono::steady_clock::now();
   ucp_config_t* config = nullptr;
   GR_RETURN_IF_ERROR(UcsToStatus(ucp_config_read(nullptr, nullptr, &config), "ucx: ucp_config_read"));
-  if (Status s = SetEagerBound(config, kUcxWireEagerBytes, "ucx"); !s.ok()) {
+  if (Status s = ApplyConfigDefaults(config, kUcxWireEagerBytes, "ucx"); !s.ok()) {
     ucp_config_release(config);
     return s;
   }

@@ -63,7 +63,7 @@ StatusOr<std::unique_ptr<UcxNet>> UcxNet::Open(uint64_t eager_bytes) {
   auto impl = std::make_unique<Impl>();
   ucp_config_t* config = nullptr;
   GR_RETURN_IF_ERROR(UcsToStatus(ucp_config_read(nullptr, nullptr, &config), "ucx net: ucp_config_read"));
-  if (Status s = SetEagerBound(config, eager_bytes, "ucx net"); !s.ok()) {
+  if (Status s = ApplyConfigDefaults(config, eager_bytes, "ucx net"); !s.ok()) {
     ucp_config_release(config);
     return s;
   }

@@ -44,7 +44,8 @@ class UcxNet {
   // `eager_bytes` > 0: messages up to that size go eager (UCX RNDV_THRESH),
   // unless UCX_RNDV_THRESH is set in the environment, which wins. A caller
   // whose every message has its receive posted beforehand saves the
-  // rendezvous handshake (a round trip) that way.
+  // rendezvous handshake (a round trip) that way. TCP's receive segment is
+  // set as for UcxWire (ucx_config.h ApplyConfigDefaults).
   static StatusOr<std::unique_ptr<UcxNet>> Open(uint64_t eager_bytes = 0);
   // Close() if not called.
   ~UcxNet();
