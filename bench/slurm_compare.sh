@@ -95,9 +95,11 @@ table() {
          for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (v[j] < v[i]) { tmp = v[i]; v[i] = v[j]; v[j] = tmp }
          return v[int((k + 1) / 2)]
        }
+       function cell(v) { return v < 0 ? sprintf("%12s", "missing") : sprintf("%12.2f", v) }
+       function ratio(a, b, w) { return (a < 0 || b <= 0) ? sprintf("%" w "s", "-") : sprintf("%" w ".2f", a / b) }
        END { for (s in sizes) { g = median("g", s); m = median("m", s)
-               printf "%10d %12.2f %12.2f %8.2f", s, g, m, (m > 0 ? g / m : 0)
-               if (with_base) { b = median("b", s); printf " %12.2f %9.2f", b, (m > 0 ? b / m : 0) }
+               printf "%10d %s %s %s", s, cell(g), cell(m), ratio(g, m, 8)
+               if (with_base) { b = median("b", s); printf " %s %s", cell(b), ratio(b, m, 9) }
                printf "\n" } }' \
     "$tmp"/[gmb]."$kind".* | sort -n
 }

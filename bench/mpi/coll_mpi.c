@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "size_arg.h"
+
 enum coll { ALLREDUCE, BCAST, REDUCE, ALLGATHER, REDUCESCATTER, ALLTOALL, GATHER, SCATTER, BARRIER, NCOLL };
 static const char* const kNames[NCOLL] = {"allreduce", "bcast",  "reduce",  "allgather", "reducescatter",
                                           "alltoall",  "gather", "scatter", "barrier"};
@@ -22,28 +24,19 @@ static const char* const kNames[NCOLL] = {"allreduce", "bcast",  "reduce",  "all
 struct args {
   enum coll coll;
   size_t min, max, factor;
-  int iters, warmup;
+  size_t iters, warmup;
 };
 
 static int iters_for(const struct args* a, size_t bytes) {
-  if (a->iters > 0) return a->iters;
+  if (a->iters > 0) return (int)a->iters;
   size_t n = ((size_t)32 << 20) / (bytes ? bytes : 1);
   return n < 20 ? 20 : n > 1000 ? 1000 : (int)n;
 }
 
 static int warmup_for(const struct args* a, size_t bytes) {
-  if (a->warmup > 0) return a->warmup;
+  if (a->warmup > 0) return (int)a->warmup;
   int w = iters_for(a, bytes) / 10;
   return w < 2 ? 2 : w > 100 ? 100 : w;
-}
-
-static size_t parse_size(const char* s) {
-  char* end = NULL;
-  size_t v = strtoull(s, &end, 10);
-  if (*end == 'K') v <<= 10;
-  if (*end == 'M') v <<= 20;
-  if (*end == 'G') v <<= 30;
-  return v;
 }
 
 static int parse(int argc, char** argv, struct args* a) {
@@ -57,19 +50,15 @@ static int parse(int argc, char** argv, struct args* a) {
   for (int i = 2; i + 1 < argc; i += 2) {
     const char* f = argv[i];
     const char* v = argv[i + 1];
-    if (!strcmp(f, "-b"))
-      a->min = parse_size(v);
-    else if (!strcmp(f, "-e"))
-      a->max = parse_size(v);
-    else if (!strcmp(f, "-f"))
-      a->factor = strtoull(v, NULL, 10);
-    else if (!strcmp(f, "-n"))
-      a->iters = atoi(v);
-    else if (!strcmp(f, "-w"))
-      a->warmup = atoi(v);
-    else
-      return 0;
+    size_t* target = !strcmp(f, "-b")   ? &a->min
+                     : !strcmp(f, "-e") ? &a->max
+                     : !strcmp(f, "-f") ? &a->factor
+                     : !strcmp(f, "-n") ? &a->iters
+                     : !strcmp(f, "-w") ? &a->warmup
+                                        : NULL;
+    if (target == NULL || !parse_size_arg(v, target)) return 0;
   }
+  if (a->iters > 1000000000 || a->warmup > 1000000000) return 0;
   return a->factor >= 2;
 }
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "size_arg.h"
+
 static int iters_for(size_t bytes, int bw) { return bw ? (bytes > 8192 ? 20 : 100) : (bytes > 8192 ? 1000 : 10000); }
 static int warm_for(size_t bytes, int bw) { return bw ? (bytes > 8192 ? 2 : 10) : (bytes > 8192 ? 10 : 100); }
 
@@ -62,8 +64,12 @@ int main(int argc, char** argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const int bw = argc > 1 && strcmp(argv[1], "bw") == 0;
-  const size_t min = argc > 2 ? strtoull(argv[2], NULL, 10) : 0;
-  const size_t max = argc > 3 ? strtoull(argv[3], NULL, 10) : (4u << 20);
+  size_t min = 0, max = 4u << 20;
+  if (argc < 2 || argc > 4 || (!bw && strcmp(argv[1], "latency") != 0) ||
+      (argc > 2 && !parse_size_arg(argv[2], &min)) || (argc > 3 && !parse_size_arg(argv[3], &max)) || min > max) {
+    if (rank == 0) fprintf(stderr, "usage: p2p_mpi latency|bw [MIN [MAX]] (bytes, K/M/G suffixes; MIN <= MAX)\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   char* buf = NULL;
   if (posix_memalign((void**)&buf, 4096, max ? max : 1) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
   memset(buf, 1, max ? max : 1);
