@@ -48,8 +48,15 @@ struct TunerTables {
   double copy_gbps[kNumAlgos][kNumProtocols];
   double reduce_gbps[kNumAlgos][kNumProtocols];
   // Bandwidth of one side of a NET edge, GB/s of data (LL moves twice the
-  // bytes: its lines), per (algorithm, protocol) as above.
+  // bytes: its lines), per (algorithm, protocol) as above. For oneshot it is
+  // the NET connectors' (allreduce); twoshot runs as messages only.
   double net_gbps[kNumAlgos][kNumProtocols];
+  // The same for oneshot allgather and broadcast, which run as point-to-point
+  // messages (coll/host/oneshot_messages.h: UCX sends straight from the
+  // user's buffer and the receiver's copy is UCX's only), not over the NET
+  // connectors (a copy into the sender's FIFO and one out of the receiver's
+  // on top of UCX's).
+  double net_message_gbps;
 };
 
 // The host shared-memory path (tuner_tables_host.cc).

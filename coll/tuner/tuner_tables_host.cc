@@ -105,6 +105,16 @@
 //      against ring 8-64 KiB 37-64 / 32-45 us (4-22 us more), 128 KiB
 //      107-111 / 105-110, 256 KiB 198-210 / 205-213, 512 KiB 387-389 /
 //      401-403, 1 MiB 614-689 / 849-896, 2 MiB 1110-1171 / 1613-1621.
+//   M  oneshot allgather and broadcast across nodes against ring/simple,
+//      2026-12-02 04:00 UTC, idle machine, UCX's TCP receive segment 512 KiB
+//      (p2p/ucx/ucx_config.h): UCX_NET_DEVICES=lo GPURUN_ALGO=ring|oneshot
+//      build/bin/gpurun -n 2 --nodes 2 --bind-to core build/bin/gpurun-bench
+//      allgather|bcast -b 128K -e 4M -c 0 -n 50 -w 5, alternating, median
+//      of 5 rounds (Open MPI's TCP BTL in the same rounds). Allgather ring /
+//      oneshot / Open MPI: 128 KiB 38.8 / 43.2 / 59.5 us, 256 KiB 76.8 /
+//      67.5 / 77.1, 1 MiB 347.9 / 317.2 / 220.5, 4 MiB 1373.4 / 1138.2 /
+//      879.7; broadcast 128 KiB 42.6 / 37.5 / 42.3, 256 KiB 82.3 / 73.7 /
+//      62.9, 1 MiB 370.3 / 320.4 / 183.4, 4 MiB 1485.3 / 1178.9 / 753.1.
 //
 // Not measurable here: anything with more than 2 ranks (4 ranks on 2 vCPUs
 // measure oversubscription: 40-120 us at 8 B), so hop costs for longer rings
@@ -231,6 +241,16 @@ constexpr TunerTables MakeHostTables() {
   // 62.0 us at 32 KiB against ring/LL's 117.8, so the ring's value is a
   // floor.
   t.net_gbps[kOneShot][kSimple] = 0.92 * t.net_gbps[kRing][kSimple];
+  // M, oneshot allgather and broadcast (messages) across 2 nodes x 1 rank:
+  // the 2-4 MiB slopes against ring/simple's of the same rounds, allgather
+  // 549.6 against 680.2 us per 2 MiB, broadcast 538.4 against 732.5. In the
+  // model's sides (host_model.cc MessageCost: allgather 1 NET + 0.5 local,
+  // broadcast 1 + 1, the local ones at copy_gbps[kOneShot]) allgather's
+  // ratio 0.808 gives 1.29x the ring's NET rate, broadcast's 0.735 1.50x;
+  // the lower of the two, so that both cross over to the messages where M
+  // has them faster (from 256 KiB: allgather 67 against 77 us, broadcast 74
+  // against 82; at 128 KiB the ring's 39 against 43 for allgather).
+  t.net_message_gbps = 1.29 * t.net_gbps[kRing][kSimple];
   // E, twoshot/simple. One host: its 1-4 MiB slope, one side per byte with
   // 2 ranks (host_model.cc MessageCost): 3 MiB in 541-557 us, 5.8 GB/s. The
   // ring's 2 sides at 13.7 stay 1.18x cheaper per byte and its latency is
