@@ -5,7 +5,8 @@
 # nodes (1 rank each: gpurun-bench latency vs bench/mpi/p2p_mpi.c) and host
 # allreduce over NODES nodes x PPN ranks (gpurun-bench allreduce vs
 # bench/mpi/coll_mpi.c, float sum, out of place), run alternately ROUNDS times
-# (default 3). Per size: the median of each and the ratio gpurun/Open MPI of
+# (default 3); COLLS="allreduce allgather ..." (default allreduce) compares
+# other collectives too, each the same way. Per size: the median of each and the ratio gpurun/Open MPI of
 # the times (lower is better). UCX stays on loopback (UCX_NET_DEVICES=lo), for
 # gpurun's wire and Open MPI's alike.
 # Both allreduce programs run ITERS timed iterations (default 100) after
@@ -13,7 +14,8 @@
 # makes both libraries' polling ranks share cores, and the times then say
 # more about the scheduler than about the libraries (a warning is printed).
 #   bench/slurm_compare.sh [ROUNDS]    BUILD=build-dir (default build), NODES=2, PPN=1,
-#                                      LAT_MAX=65536 (bytes), AR_MAX=1M, ITERS=100, WARMUP=10,
+#                                      LAT_MAX=65536 (bytes), AR_MAX=1M (largest collective size),
+#                                      COLLS=allreduce, ITERS=100, WARMUP=10,
 #                                      BASE=another gpurun build (its bin/ and lib/), optional
 # With BASE the other build's gpurun-bench runs too, in the same rounds (so a
 # change is measured before/after against the same Open MPI runs): columns
@@ -28,6 +30,16 @@ nodes=${NODES:-2}
 ppn=${PPN:-1}
 lat_max=${LAT_MAX:-65536}
 ar_max=${AR_MAX:-1M}
+read -r -a colls <<<"${COLLS:-allreduce}"
+for c in "${colls[@]}"; do
+  case $c in
+    allreduce | allgather | reduce | reducescatter | alltoall) ;;
+    *)
+      echo "slurm_compare.sh: COLLS: '$c' is not one of allreduce allgather reduce reducescatter alltoall" >&2
+      exit 1
+      ;;
+  esac
+done
 iters=${ITERS:-100}
 warmup=${WARMUP:-10}
 base=${BASE:-}
@@ -64,17 +76,19 @@ for r in $(seq 1 "$rounds"); do
   fi
   "${srun_cmd[@]}" -N2 -n2 "$build/bench/p2p_mpi" latency 0 "$lat_max" |
     awk '!/^#/ && NF >= 2 {print $1, $2}' >"$tmp/m.lat.$r"
-  "${srun_cmd[@]}" -N"$nodes" -n$((nodes * ppn)) "$build/bin/gpurun-bench" allreduce -b 8 -e "$ar_max" -c 0 \
-    -n "$iters" -w "$warmup" |
-    awk '!/^#/ && NF >= 13 {print $1, $6}' >"$tmp/g.ar.$r"
-  if [ -n "$base" ]; then
-    "${srun_cmd[@]}" -N"$nodes" -n$((nodes * ppn)) "$base/bin/gpurun-bench" allreduce -b 8 -e "$ar_max" -c 0 \
+  for c in "${colls[@]}"; do
+    "${srun_cmd[@]}" -N"$nodes" -n$((nodes * ppn)) "$build/bin/gpurun-bench" "$c" -b 8 -e "$ar_max" -c 0 \
       -n "$iters" -w "$warmup" |
-      awk '!/^#/ && NF >= 13 {print $1, $6}' >"$tmp/b.ar.$r"
-  fi
-  "${srun_cmd[@]}" -N"$nodes" -n$((nodes * ppn)) "$build/bench/coll_mpi" allreduce -b 8 -e "$ar_max" \
-    -n "$iters" -w "$warmup" |
-    awk '!/^#/ && NF >= 13 {print $1, $6}' >"$tmp/m.ar.$r"
+      awk '!/^#/ && NF >= 13 {print $1, $6}' >"$tmp/g.$c.$r"
+    if [ -n "$base" ]; then
+      "${srun_cmd[@]}" -N"$nodes" -n$((nodes * ppn)) "$base/bin/gpurun-bench" "$c" -b 8 -e "$ar_max" -c 0 \
+        -n "$iters" -w "$warmup" |
+        awk '!/^#/ && NF >= 13 {print $1, $6}' >"$tmp/b.$c.$r"
+    fi
+    "${srun_cmd[@]}" -N"$nodes" -n$((nodes * ppn)) "$build/bench/coll_mpi" "$c" -b 8 -e "$ar_max" \
+      -n "$iters" -w "$warmup" |
+      awk '!/^#/ && NF >= 13 {print $1, $6}' >"$tmp/m.$c.$r"
+  done
 done
 
 # table KIND TITLE: per size the median time of each program over the rounds and their ratio (and BASE's).
@@ -104,4 +118,6 @@ table() {
     "$tmp"/[gmb]."$kind".* | sort -n
 }
 table lat "ping-pong, 2 nodes x 1 rank: one-way latency in us, median of $rounds; ratio = gpurun/Open MPI (lower is better)"
-table ar "allreduce float sum out of place, $nodes nodes x $ppn ranks: time in us, median of $rounds; ratio = gpurun/Open MPI (lower is better)"
+for c in "${colls[@]}"; do
+  table "$c" "$c float sum out of place, $nodes nodes x $ppn ranks: time in us, median of $rounds; ratio = gpurun/Open MPI (lower is better)"
+done
