@@ -67,8 +67,7 @@ void MessageCost(const TunerTables& tables, const HostShape& shape, Func func, A
   }
   cost->sides = net_sides + local_sides;
   if (net > 0) {
-    const double net_bw =
-        std::min(side_bw, algo == Algo::kOneShot ? tables.net_message_gbps : tables.net_gbps[a][p]);
+    const double net_bw = std::min(side_bw, algo == Algo::kOneShot ? tables.net_message_gbps : tables.net_gbps[a][p]);
     cost->side_gbps = cost->sides / (net_sides / net_bw + local_sides / side_bw);
   }
 }
