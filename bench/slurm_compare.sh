@@ -6,7 +6,8 @@
 # allreduce over NODES nodes x PPN ranks (gpurun-bench allreduce vs
 # bench/mpi/coll_mpi.c, float sum, out of place), run alternately ROUNDS times
 # (default 3); COLLS="allreduce allgather ..." (default allreduce) compares
-# other collectives too, each the same way. Per size: the median of each and the ratio gpurun/Open MPI of
+# other collectives too, each the same way (bcast: gpurun's in-place grBcast
+# against MPI_Bcast). Per size: the median of each and the ratio gpurun/Open MPI of
 # the times (lower is better). UCX stays on loopback (UCX_NET_DEVICES=lo), for
 # gpurun's wire and Open MPI's alike.
 # Both allreduce programs run ITERS timed iterations (default 100) after
@@ -33,9 +34,9 @@ ar_max=${AR_MAX:-1M}
 read -r -a colls <<<"${COLLS:-allreduce}"
 for c in "${colls[@]}"; do
   case $c in
-    allreduce | allgather | reduce | reducescatter | alltoall) ;;
+    allreduce | allgather | bcast | reduce | reducescatter | alltoall) ;;
     *)
-      echo "slurm_compare.sh: COLLS: '$c' is not one of allreduce allgather reduce reducescatter alltoall" >&2
+      echo "slurm_compare.sh: COLLS: '$c' is not one of allreduce allgather bcast reduce reducescatter alltoall" >&2
       exit 1
       ;;
   esac
@@ -66,6 +67,11 @@ export SLURM_CONF=$CLUSTER_DIR/etc/slurm.conf UCX_NET_DEVICES=lo
 limit=300
 srun_cmd=(timeout "$limit" srun --mpi=pmix --kill-on-bad-exit=1)
 
+# gpurun-bench's time column compared: out of place (6), except bcast's in
+# place (10: grBcast, MPI's one-buffer semantics, as bench/coll_compare.sh
+# compares it); coll_mpi's is always 6.
+gpurun_column() { [ "$1" = bcast ] && echo 10 || echo 6; }
+
 for r in $(seq 1 "$rounds"); do
   echo "round $r/$rounds" >&2
   "${srun_cmd[@]}" -N2 -n2 "$build/bin/gpurun-bench" latency -b 0 -e "$lat_max" |
@@ -77,13 +83,14 @@ for r in $(seq 1 "$rounds"); do
   "${srun_cmd[@]}" -N2 -n2 "$build/bench/p2p_mpi" latency 0 "$lat_max" |
     awk '!/^#/ && NF >= 2 {print $1, $2}' >"$tmp/m.lat.$r"
   for c in "${colls[@]}"; do
+    col=$(gpurun_column "$c")
     "${srun_cmd[@]}" -N"$nodes" -n$((nodes * ppn)) "$build/bin/gpurun-bench" "$c" -b 8 -e "$ar_max" -c 0 \
       -n "$iters" -w "$warmup" |
-      awk '!/^#/ && NF >= 13 {print $1, $6}' >"$tmp/g.$c.$r"
+      awk -v col="$col" '!/^#/ && NF >= 13 {print $1, $col}' >"$tmp/g.$c.$r"
     if [ -n "$base" ]; then
       "${srun_cmd[@]}" -N"$nodes" -n$((nodes * ppn)) "$base/bin/gpurun-bench" "$c" -b 8 -e "$ar_max" -c 0 \
         -n "$iters" -w "$warmup" |
-        awk '!/^#/ && NF >= 13 {print $1, $6}' >"$tmp/b.$c.$r"
+        awk -v col="$col" '!/^#/ && NF >= 13 {print $1, $col}' >"$tmp/b.$c.$r"
     fi
     "${srun_cmd[@]}" -N"$nodes" -n$((nodes * ppn)) "$build/bench/coll_mpi" "$c" -b 8 -e "$ar_max" \
       -n "$iters" -w "$warmup" |
@@ -119,5 +126,5 @@ table() {
 }
 table lat "ping-pong, 2 nodes x 1 rank: one-way latency in us, median of $rounds; ratio = gpurun/Open MPI (lower is better)"
 for c in "${colls[@]}"; do
-  table "$c" "$c float sum out of place, $nodes nodes x $ppn ranks: time in us, median of $rounds; ratio = gpurun/Open MPI (lower is better)"
+  table "$c" "$c float sum ($([ "$c" = bcast ] && echo "gpurun in place, MPI_Bcast" || echo "out of place")), $nodes nodes x $ppn ranks: time in us, median of $rounds; ratio = gpurun/Open MPI (lower is better)"
 done
