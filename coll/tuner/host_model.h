@@ -35,8 +35,10 @@
 //     trees of that maximum, times 2 passes for allreduce;
 //     oneshot 2(n-1): the whole input to and from every peer.
 //   side_bw = copy or reduce bandwidth of the protocol (tuner_tables.h);
-//   across nodes the NET bandwidth with one rank per node, else the harmonic
-//   mean of the two (the busiest rank has one NET side per local side);
+//   across nodes the NET bandwidth (net_gbps; oneshot allgather and
+//   broadcast, as messages: net_message_gbps) with one rank per node, else
+//   the harmonic mean of the two (the busiest rank has one NET side per
+//   local side);
 //   oneshot across nodes: the harmonic mean weighted by its peers on other
 //   nodes (NET) and on its own (local_ranks - 1).
 //
