@@ -1,10 +1,11 @@
 // ApplyConfigDefaults (ucx_config.h).
 #include "p2p/ucx/ucx_config.h"
 
-#include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "p2p/ucx/ucx_status.h"
+#include "runtime/base/env.h"
 
 namespace gpurun::p2p {
 namespace {
@@ -16,7 +17,7 @@ namespace {
 // about one no transport took.
 Status SetUnlessInEnvironment(ucp_config_t* config, const char* env, const std::string& name, const std::string& value,
                               const char* who) {
-  if (std::getenv(env) != nullptr) return OkStatus();
+  if (GetEnv(env)) return OkStatus();
   return UcsToStatus(ucp_config_modify(config, name.c_str(), value.c_str()),
                      std::string(who) + ": setting " + name + "=" + value);
 }
@@ -25,9 +26,9 @@ Status SetUnlessInEnvironment(ucp_config_t* config, const char* env, const std::
 // transport it finds). Only TCP has RX_SEG_SIZE, so setting it where TCP is
 // out would earn UCX's warning on every run.
 bool TcpSelectable() {
-  const char* tls = std::getenv("UCX_TLS");
-  if (tls == nullptr) return true;
-  const std::string list(tls);
+  const std::optional<std::string> tls = GetEnv("UCX_TLS");
+  if (!tls) return true;
+  const std::string& list = *tls;
   const bool named = list.find("tcp") != std::string::npos;
   if (!list.empty() && list[0] == '^') return !named;  // an exclusion list
   return named || list.find("all") != std::string::npos;

@@ -11,34 +11,12 @@
 #include <optional>
 #include <string>
 
+#include "ucx_test_support.h"
+
 namespace gpurun::p2p {
 namespace {
 
-// Sets (or unsets, with nullopt) one environment variable for a scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) {
-      setenv(name, value->c_str(), 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using testing::ScopedEnvVar;
 
 // The configuration UCX reads from the environment with gpurun's defaults on
 // top, as ucp_config_print writes it.
@@ -63,39 +41,39 @@ bool HasLine(const std::string& text, const std::string& line) {
 }
 
 TEST(UcxConfigTest, SetsTcpReceiveSegmentWhereTheEnvironmentDoesNot) {
-  ScopedEnv seg("UCX_TCP_RX_SEG_SIZE", std::nullopt);
-  ScopedEnv tls("UCX_TLS", std::nullopt);
+  ScopedEnvVar seg("UCX_TCP_RX_SEG_SIZE", std::nullopt);
+  ScopedEnvVar tls("UCX_TLS", std::nullopt);
   EXPECT_TRUE(HasLine(Applied(0), std::string("RX_SEG_SIZE=") + kTcpRxSegSize));
 }
 
 TEST(UcxConfigTest, EnvironmentWinsForTheTcpReceiveSegment) {
-  ScopedEnv seg("UCX_TCP_RX_SEG_SIZE", "1m");
-  ScopedEnv tls("UCX_TLS", std::nullopt);
+  ScopedEnvVar seg("UCX_TCP_RX_SEG_SIZE", "1m");
+  ScopedEnvVar tls("UCX_TLS", std::nullopt);
   EXPECT_EQ(Applied(0).find("RX_SEG_SIZE="), std::string::npos);
 }
 
 TEST(UcxConfigTest, TcpReceiveSegmentOnlyWhereUcxTlsLeavesTcpIn) {
-  ScopedEnv seg("UCX_TCP_RX_SEG_SIZE", std::nullopt);
+  ScopedEnvVar seg("UCX_TCP_RX_SEG_SIZE", std::nullopt);
   const std::string line = std::string("RX_SEG_SIZE=") + kTcpRxSegSize;
   for (const char* in : {"tcp", "tcp,self", "all", "^sm", "self,tcp"}) {
-    ScopedEnv tls("UCX_TLS", in);
+    ScopedEnvVar tls("UCX_TLS", in);
     EXPECT_TRUE(HasLine(Applied(0), line)) << "UCX_TLS=" << in;
   }
   for (const char* out : {"self", "sm,self", "^tcp", "^self,tcp"}) {
-    ScopedEnv tls("UCX_TLS", out);
+    ScopedEnvVar tls("UCX_TLS", out);
     EXPECT_EQ(Applied(0).find("RX_SEG_SIZE="), std::string::npos) << "UCX_TLS=" << out;
   }
 }
 
 TEST(UcxConfigTest, EagerBoundSetsRendezvousThresholdUnlessTheEnvironmentDoes) {
   {
-    ScopedEnv thresh("UCX_RNDV_THRESH", std::nullopt);
+    ScopedEnvVar thresh("UCX_RNDV_THRESH", std::nullopt);
     const std::string plain = Applied(0), bounded = Applied(4096);
     EXPECT_NE(plain, bounded);
     EXPECT_TRUE(HasLine(bounded, "UCX_RNDV_THRESH=4097")) << bounded;
   }
   {
-    ScopedEnv thresh("UCX_RNDV_THRESH", "8192");
+    ScopedEnvVar thresh("UCX_RNDV_THRESH", "8192");
     const std::string bounded = Applied(4096);
     EXPECT_FALSE(HasLine(bounded, "UCX_RNDV_THRESH=4097"));
     EXPECT_TRUE(HasLine(bounded, "UCX_RNDV_THRESH=8K")) << bounded;  // UCX prints 8192 so

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 #include "runtime/base/env.h"
 #include "runtime/bootstrap/inproc_bootstrap.h"
@@ -34,29 +35,28 @@ void RecordingSink::OnPeerFailed(int world_peer, const Status& why) { failures.e
 
 const char* ModeName(UcxMode mode) { return mode == UcxMode::kTcp ? "Tcp" : "Default"; }
 
-ScopedUcxEnv::ScopedUcxEnv(UcxMode mode) {
-  Set("UCX_NET_DEVICES", "lo");
-  Set("UCX_TLS", mode == UcxMode::kTcp ? "tcp,self" : nullptr);
-}
+namespace {
 
-ScopedUcxEnv::~ScopedUcxEnv() {
-  for (auto& [name, value] : saved_) {
-    if (value) {
-      setenv(name.c_str(), value->c_str(), 1);
-    } else {
-      unsetenv(name.c_str());
-    }
-  }
-}
-
-void ScopedUcxEnv::Set(const char* name, const char* value) {
-  saved_.emplace_back(name, GetEnv(name));
-  if (value != nullptr) {
-    setenv(name, value, 1);
+void SetOrUnset(const std::string& name, const std::optional<std::string>& value) {
+  if (value) {
+    setenv(name.c_str(), value->c_str(), 1);
   } else {
-    unsetenv(name);
+    unsetenv(name.c_str());
   }
 }
+
+}  // namespace
+
+ScopedEnvVar::ScopedEnvVar(std::string name, const std::optional<std::string>& value)
+    : name_(std::move(name)), saved_(GetEnv(name_)) {
+  SetOrUnset(name_, value);
+}
+
+ScopedEnvVar::~ScopedEnvVar() { SetOrUnset(name_, saved_); }
+
+ScopedUcxEnv::ScopedUcxEnv(UcxMode mode)
+    : devices_("UCX_NET_DEVICES", "lo"),
+      tls_("UCX_TLS", mode == UcxMode::kTcp ? std::optional<std::string>("tcp,self") : std::nullopt) {}
 
 std::vector<std::byte> Pattern(uint32_t seed, size_t size) {
   std::vector<std::byte> bytes(size);

@@ -42,18 +42,29 @@ class RecordingSink : public WireSink {
 enum class UcxMode { kDefault, kTcp };
 const char* ModeName(UcxMode mode);
 
+// Sets `name` to `value` (unsets it for nullopt) and restores the previous
+// value on destruction.
+class ScopedEnvVar {
+ public:
+  ScopedEnvVar(std::string name, const std::optional<std::string>& value);
+  ~ScopedEnvVar();
+  ScopedEnvVar(const ScopedEnvVar&) = delete;
+  ScopedEnvVar& operator=(const ScopedEnvVar&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> saved_;
+};
+
 // Sets UCX_NET_DEVICES=lo and, for kTcp, UCX_TLS=tcp,self (kDefault unsets
 // UCX_TLS); restores the previous values on destruction.
 class ScopedUcxEnv {
  public:
   explicit ScopedUcxEnv(UcxMode mode);
-  ~ScopedUcxEnv();
-  ScopedUcxEnv(const ScopedUcxEnv&) = delete;
-  ScopedUcxEnv& operator=(const ScopedUcxEnv&) = delete;
 
  private:
-  void Set(const char* name, const char* value);
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+  ScopedEnvVar devices_;
+  ScopedEnvVar tls_;
 };
 
 // Deterministic payload bytes for (seed, size), and a check of them.
