@@ -1,6 +1,8 @@
 // The one-shot allreduce kernel (oneshot_launch.h), for one (element type,
-// operator) pair; ring_kernels.cu.in instantiates it per type. Each thread
-// owns lines i = global thread index + k * total threads: it pushes its own
+// operator) pair; ring_kernels.cu.in instantiates it per type. A launch
+// runs one call or a batch of them (direct_call.cuh gives each block its
+// call). Each thread owns lines i = its index among the call's threads + k *
+// the call's threads: it pushes its own
 // 8 bytes of line i to every peer, then reduces line i of every rank in rank
 // order, waiting for each peer's line with the bounded poll of sync.cuh.
 #ifndef GPURUN_COLL_DEVICE_ONESHOT_KERNEL_CUH_
@@ -17,15 +19,14 @@ namespace gpurun::coll::dev {
 template <DataType D, typename Op>
 __global__ void __launch_bounds__(kOneShotThreads) OneShotKernel(const __grid_constant__ DevOneShotLaunch l) {
   const DirectCall call = BeginDirectCall(l);
-  const uint64_t lines = (l.bytes + kOneShotLineData - 1) / kOneShotLineData;
-  const uint64_t first = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const uint64_t stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
-  const auto* send = static_cast<const uint8_t*>(l.send);
-  auto* recv = static_cast<uint8_t*>(l.recv);
+  const uint64_t bytes = call.bytes, first = call.first, stride = call.stride;
+  const uint64_t lines = (bytes + kOneShotLineData - 1) / kOneShotLineData;
+  const uint8_t* send = call.send;
+  uint8_t* recv = call.recv;
 
   // Push: this rank's line i into its slot of every peer.
   for (uint64_t i = first; i < lines; i += stride) {
-    const uint64_t n = min(kOneShotLineData, l.bytes - i * kOneShotLineData);
+    const uint64_t n = min(kOneShotLineData, bytes - i * kOneShotLineData);
     const uint64_t v = LoadChunk(send + i * kOneShotLineData, n);
     for (int r = 0; r < l.nranks; ++r) {
       if (r == l.rank) continue;
@@ -35,7 +36,7 @@ __global__ void __launch_bounds__(kOneShotThreads) OneShotKernel(const __grid_co
   // Reduce: line i of every rank, in rank order.
   bool ok = true;
   for (uint64_t i = first; ok && i < lines; i += stride) {
-    const uint64_t n = min(kOneShotLineData, l.bytes - i * kOneShotLineData);
+    const uint64_t n = min(kOneShotLineData, bytes - i * kOneShotLineData);
     uint64_t acc = 0;
     for (int r = 0; r < l.nranks; ++r) {
       uint64_t v;

@@ -1,7 +1,7 @@
 // The two-shot allreduce kernel, for one (element type, operator) pair;
 // ring_kernels.cu.in instantiates it per type. It shares the one-shot
-// kernel's launch record, scratch buffers, call counter and flags
-// (oneshot_launch.h), and cuts the call into one part per rank
+// kernel's launch record, large scratch region, its call counter and
+// flags (oneshot_launch.h), one call a launch, and cuts the call into one part per rank
 // (twoshot_layout.h):
 //   1. scatter: each rank pushes its input's line i, for every line of
 //      another rank's part, into its own slot of that owner's scratch;
@@ -34,10 +34,10 @@ namespace twoshot {
 template <DataType D, typename Op>
 __device__ __forceinline__ bool ReducePart(const DevOneShotLaunch& l, const DirectCall& call, uint64_t begin,
                                            uint64_t end, uint64_t first, uint64_t stride) {
-  const auto* send = static_cast<const uint8_t*>(l.send);
-  auto* recv = static_cast<uint8_t*>(l.recv);
+  const uint8_t* send = call.send;
+  uint8_t* recv = call.recv;
   for (uint64_t i = begin + first; i < end; i += stride) {
-    const uint64_t n = min(kOneShotLineData, l.bytes - i * kOneShotLineData);
+    const uint64_t n = min(kOneShotLineData, call.bytes - i * kOneShotLineData);
     uint64_t acc = 0;
     for (int r = 0; r < l.nranks; ++r) {
       uint64_t v;
@@ -61,11 +61,11 @@ __device__ __forceinline__ bool ReducePart(const DevOneShotLaunch& l, const Dire
 // Step 3 for every line outside this rank's part; false when a wait failed.
 __device__ __forceinline__ bool GatherParts(const DevOneShotLaunch& l, const DirectCall& call, uint64_t lines,
                                             uint64_t first, uint64_t stride) {
-  auto* recv = static_cast<uint8_t*>(l.recv);
+  uint8_t* recv = call.recv;
   for (uint64_t i = first; i < lines; i += stride) {
     const int owner = TwoShotOwner(i, lines, l.nranks);
     if (owner == l.rank) continue;
-    const uint64_t n = min(kOneShotLineData, l.bytes - i * kOneShotLineData);
+    const uint64_t n = min(kOneShotLineData, call.bytes - i * kOneShotLineData);
     uint64_t v;
     if (!WaitLLLine(l, DirectSlot(const_cast<uint8_t*>(l.scratch), l, call, owner) + i, call.flag,
                     WaitWhat{kDirectWaitChannel, kTwoShotWaitReduced, static_cast<uint32_t>(owner)}, &v)) {
@@ -105,10 +105,9 @@ __device__ __forceinline__ bool AwaitTokens(const DevOneShotLaunch& l, const Dir
 template <DataType D, typename Op>
 __global__ void __launch_bounds__(kOneShotThreads) TwoShotKernel(const __grid_constant__ DevOneShotLaunch l) {
   const DirectCall call = BeginDirectCall(l);
-  const uint64_t lines = (l.bytes + kOneShotLineData - 1) / kOneShotLineData;
-  const uint64_t first = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const uint64_t stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
-  const auto* send = static_cast<const uint8_t*>(l.send);
+  const uint64_t lines = (call.bytes + kOneShotLineData - 1) / kOneShotLineData;
+  const uint64_t first = call.first, stride = call.stride;  // one call a launch: the grid's
+  const uint8_t* send = call.send;
   uint64_t begin, end;
   TwoShotPart(lines, l.nranks, l.rank, &begin, &end);
 
@@ -116,7 +115,7 @@ __global__ void __launch_bounds__(kOneShotThreads) TwoShotKernel(const __grid_co
   for (uint64_t i = first; i < lines; i += stride) {
     const int owner = TwoShotOwner(i, lines, l.nranks);
     if (owner == l.rank) continue;
-    const uint64_t n = min(kOneShotLineData, l.bytes - i * kOneShotLineData);
+    const uint64_t n = min(kOneShotLineData, call.bytes - i * kOneShotLineData);
     DirectSlot(l.peer_scratch[owner], l, call, l.rank)[i].write(LoadChunk(send + i * kOneShotLineData, n), call.flag);
   }
   if (first == 0 && begin >= end) twoshot::SendToken(l, call, lines);

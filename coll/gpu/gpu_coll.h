@@ -40,6 +40,7 @@
 #include <string>
 
 #include "coll/device/dev_launch.h"
+#include "coll/gpu/direct_batch.h"
 #include "coll/gpu/launch_batch.h"
 #include "coll/gpu/oneshot_peers.h"
 #include "coll/gpu/ring_connectors.h"
@@ -157,12 +158,19 @@ class GpuColl {
   // connections yet.
   std::string TreeLimit() const;
   // A ring or tree call (choice.algo), planned and added to batch_ (which
-  // is launched first when the call cannot join it).
+  // is launched first when the call cannot join it; direct_ before it).
   Status LaunchPlanned(const CollCall& call, void* stream, const TuneChoice& choice);
-  // Launches batch_'s works, if any, on `stream`.
+  // Launches what is pending (batch_ or direct_; at most one of them holds
+  // calls), on `stream`.
   Status Flush(void* stream);
-  // A one-shot or two-shot call (`algo`) over the direct scratch.
+  Status FlushRing(void* stream);
+  Status FlushDirect(void* stream);
+  // A one-shot or two-shot call (`algo`) over the direct scratch: a
+  // one-shot call up to the batch region's size joins direct_ (batch_
+  // launched first), any other goes out at once in the large region.
   Status LaunchDirect(const CollCall& call, void* stream, Algo algo);
+  // A direct launch's fields but the calls, for `region`.
+  DevOneShotLaunch DirectLaunch(DirectRegion region, uint32_t divisor) const;
   Status WaitDone();
 
   CommLink& link_;
@@ -174,6 +182,7 @@ class GpuColl {
   std::unique_ptr<TreeConnectors> tree_;
   std::unique_ptr<OneShotPeers> oneshot_;
   LaunchBatch batch_;                // the planned works not launched yet (empty between calls)
+  DirectBatch direct_;               // the one-shot calls not launched yet (empty between calls)
   std::string oneshot_limit_;        // OneShotLimit(), from Init
   std::string net_reason_;           // NetReason(), from Init
   std::string tree_limit_;           // TreeLimit(), from Init

@@ -1,7 +1,8 @@
 // GpuColl::Launch: the GPU override check, the tuner's choice (gpu_tuner.h),
 // the plan (ring or tree; LL, LL128 or Simple) added to the pending launch
 // (launch_batch.h; Flush launches it, one block per lane), or the one-shot /
-// two-shot launch (gpu_coll.h).
+// two-shot call: a small one-shot call added to the pending one-shot batch
+// (direct_batch.h), any other launched at once (gpu_coll.h).
 #include <cuda_runtime.h>
 
 #include <array>
@@ -128,8 +129,6 @@ Status GpuColl::Launch(const CollCall& call, void* stream, Choice choice) {
 }
 
 Status GpuColl::LaunchDirect(const CollCall& call, void* stream, Algo algo) {
-  // After the calls before it (their works are not launched yet).
-  GR_RETURN_IF_ERROR(Flush(stream));
   const void* kernel =
       algo == Algo::kTwoShot ? dev::TwoShotKernel(call.type, call.op) : dev::OneShotKernel(call.type, call.op);
   if (kernel == nullptr) return NoKernels(call.type);
@@ -137,20 +136,36 @@ Status GpuColl::LaunchDirect(const CollCall& call, void* stream, Algo algo) {
     GR_ASSIGN_OR_RETURN(oneshot_, OneShotPeers::Create(link_, device_, opt_.oneshot_bytes));
   }
   const uint64_t bytes = call.count * static_cast<uint64_t>(ElemSize(call.type));
+  const uint64_t lines = DivUp(bytes, kOneShotLineData);
+  const auto blocks = static_cast<uint32_t>(
+      Min<uint64_t>(static_cast<uint64_t>(opt_.oneshot_blocks), DivUp(lines, uint64_t{kOneShotThreads})));
+  const uint32_t divisor = call.op == RedOp::kAvg ? static_cast<uint32_t>(link_.size()) : 0u;
+  if (algo == Algo::kOneShot && bytes <= oneshot_->batch_max_bytes()) {
+    // After the ring works before it; with the one-shot calls before it
+    // when it may run beside them.
+    GR_RETURN_IF_ERROR(FlushRing(stream));
+    const CallBytes touched = BytesOfCall(call, link_.size(), link_.rank());
+    if (!direct_.Accepts(kernel, touched)) GR_RETURN_IF_ERROR(FlushDirect(stream));
+    direct_.Add(kernel, call.send, call.recv, bytes, blocks, divisor, touched);
+    return OkStatus();
+  }
+  // After the calls before it (their works are not launched yet).
+  GR_RETURN_IF_ERROR(Flush(stream));
+  DevOneShotLaunch l = DirectLaunch(DirectRegion::kLarge, divisor);
+  l.call[0] = DevDirectCallArgs{call.send, call.recv, bytes, 0, blocks};
+  l.ncalls = 1;
+  GR_CUDA_RETURN_IF_ERROR(dev::LaunchOneShotKernel(kernel, l, static_cast<int>(blocks), stream));
+  return OkStatus();
+}
+
+DevOneShotLaunch GpuColl::DirectLaunch(DirectRegion region, uint32_t divisor) const {
   DevOneShotLaunch l{};
-  oneshot_->Fill(&l);
-  l.send = call.send;
-  l.recv = call.recv;
+  oneshot_->Fill(&l, region);
   l.error = error_;
   l.abort = abort_;
   l.timeout_ns = static_cast<uint64_t>(opt_.timeout_s * 1e9);
-  l.bytes = bytes;
-  l.divisor = call.op == RedOp::kAvg ? static_cast<uint32_t>(link_.size()) : 0u;
-  const uint64_t lines = DivUp(bytes, kOneShotLineData);
-  const auto blocks = static_cast<int>(
-      Min<uint64_t>(static_cast<uint64_t>(opt_.oneshot_blocks), DivUp(lines, uint64_t{kOneShotThreads})));
-  GR_CUDA_RETURN_IF_ERROR(dev::LaunchOneShotKernel(kernel, l, blocks, stream));
-  return OkStatus();
+  l.divisor = divisor;
+  return l;
 }
 
 Status GpuColl::LaunchPlanned(const CollCall& call, void* stream, const TuneChoice& choice) {
@@ -193,12 +208,32 @@ Status GpuColl::LaunchPlanned(const CollCall& call, void* stream, const TuneChoi
   if (nworks > kMaxDeviceWorks) return InternalError("a GPU plan with more works than a launch holds");
   if (nworks == 0) return OkStatus();
   const CallBytes bytes = BytesOfCall(call, link_.size(), link_.rank());
-  if (!batch_.Accepts(kernel, nworks, bytes)) GR_RETURN_IF_ERROR(Flush(stream));
+  GR_RETURN_IF_ERROR(FlushDirect(stream));
+  if (!batch_.Accepts(kernel, nworks, bytes)) GR_RETURN_IF_ERROR(FlushRing(stream));
   batch_.Add(kernel, tree, works.data(), nworks, DevBuffers{call.send, call.recv}, bytes);
   return OkStatus();
 }
 
 Status GpuColl::Flush(void* stream) {
+  GR_RETURN_IF_ERROR(FlushRing(stream));
+  return FlushDirect(stream);
+}
+
+Status GpuColl::FlushDirect(void* stream) {
+  if (direct_.empty()) return OkStatus();
+  DevOneShotLaunch l = DirectLaunch(DirectRegion::kBatch, direct_.divisor());
+  const int blocks = direct_.Fill(&l);
+  const void* kernel = direct_.kernel();
+  if (direct_.calls() > 1) {
+    GR_LOG(Info, Coll) << "GPU group: " << direct_.calls() << " one-shot allreduces in one launch (" << blocks
+                       << " blocks)";
+  }
+  direct_.Clear();
+  GR_CUDA_RETURN_IF_ERROR(dev::LaunchOneShotKernel(kernel, l, blocks, stream));
+  return OkStatus();
+}
+
+Status GpuColl::FlushRing(void* stream) {
   if (batch_.empty()) return OkStatus();
   const bool tree = batch_.tree();
   DevLaunch l{};

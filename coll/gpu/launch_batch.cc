@@ -34,14 +34,15 @@ CallBytes BytesOfCall(const CollCall& call, int nranks, int rank) {
   return b;
 }
 
+bool CallsConflict(const CallBytes& y, const CallBytes& x) {
+  return Overlap(x.read_begin, x.read_end, y.write_begin, y.write_end) ||
+         Overlap(x.write_begin, x.write_end, y.write_begin, y.write_end) ||
+         Overlap(x.write_begin, x.write_end, y.read_begin, y.read_end);
+}
+
 bool LaunchBatch::Conflicts(const CallBytes& x) const {
   for (int c = 0; c < ncalls_; ++c) {
-    const CallBytes& y = bytes_[static_cast<size_t>(c)];
-    if (Overlap(x.read_begin, x.read_end, y.write_begin, y.write_end) ||
-        Overlap(x.write_begin, x.write_end, y.write_begin, y.write_end) ||
-        Overlap(x.write_begin, x.write_end, y.read_begin, y.read_end)) {
-      return true;
-    }
+    if (CallsConflict(bytes_[static_cast<size_t>(c)], x)) return true;
   }
   return false;
 }

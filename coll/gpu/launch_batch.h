@@ -42,6 +42,10 @@ struct CallBytes {
 // broadcast reads only at the root, a reduce writes only there).
 CallBytes BytesOfCall(const CollCall& call, int nranks, int rank);
 
+// Whether a call of bytes `later` must wait for one of bytes `earlier`: it
+// reads or writes a byte the earlier one writes, or writes one it reads.
+bool CallsConflict(const CallBytes& earlier, const CallBytes& later);
+
 class LaunchBatch {
  public:
   bool empty() const { return nworks_ == 0; }

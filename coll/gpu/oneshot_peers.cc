@@ -21,6 +21,8 @@ struct Counters {
   uint32_t pad;
 };
 
+int RegionIndex(DirectRegion region) { return region == DirectRegion::kLarge ? 0 : 1; }
+
 }  // namespace
 
 StatusOr<std::unique_ptr<OneShotPeers>> OneShotPeers::Create(CommLink& link, int device, uint64_t max_bytes) {
@@ -36,11 +38,14 @@ StatusOr<std::unique_ptr<OneShotPeers>> OneShotPeers::Create(CommLink& link, int
   // A two-shot call's slots also hold its empty parts' tokens.
   const uint64_t lines = DivUp(max_bytes, kOneShotLineData);
   p->slot_bytes_ = Max(OneShotSlotBytes(max_bytes), TwoShotSlotLines(lines, p->nranks_) * sizeof(LLLine));
+  p->batch_max_bytes_ = Min(max_bytes, kOneShotBatchMaxBytes);
+  p->batch_slot_bytes_ = OneShotSlotBytes(p->batch_max_bytes_);
   GR_RETURN_IF_ERROR(p->Exchange(link));
-  const Counters zero{};
-  GR_ASSIGN_OR_RETURN(p->counters_, cuda::UploadToDevice(device, &zero, sizeof(zero)));
+  const Counters zero[2]{};
+  GR_ASSIGN_OR_RETURN(p->counters_, cuda::UploadToDevice(device, zero, sizeof(zero)));
   GR_LOG(Info, Coll) << "GPU one-shot / two-shot allreduce ready: GPU " << device << ", calls up to " << max_bytes
-                     << " B, scratch of " << 2 * p->slot_bytes_ * static_cast<uint64_t>(p->nranks_) << " B in "
+                     << " B (up to " << kOneShotBatchCalls << " a launch up to " << p->batch_max_bytes_
+                     << " B), scratch of " << p->LargeRegionBytes() + p->BatchRegionBytes() << " B in "
                      << PeerPathName(p->mine_->path());
   return p;
 }
@@ -73,7 +78,7 @@ Status OneShotPeers::Exchange(CommLink& link) {
     if (peer != link.rank()) others.push_back(peer);
   }
   GR_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<PeerMapping>> mapped,
-                      ShareOwnMemory(link, path, device_, 2 * slot_bytes_ * static_cast<uint64_t>(n),
+                      ShareOwnMemory(link, path, device_, LargeRegionBytes() + BatchRegionBytes(),
                                      ConnGroup::SegmentName(link.UniqueName(), kGpuOneShotSegmentGroup, link.rank()),
                                      others, "GPU one-shot allreduce", &mine_));
   peers_.resize(static_cast<size_t>(n));
@@ -81,16 +86,24 @@ Status OneShotPeers::Exchange(CommLink& link) {
   return OkStatus();
 }
 
-void OneShotPeers::Fill(DevOneShotLaunch* l) const {
+uint64_t OneShotPeers::LargeRegionBytes() const { return 2 * slot_bytes_ * static_cast<uint64_t>(nranks_); }
+
+uint64_t OneShotPeers::BatchRegionBytes() const {
+  return kOneShotBatchParities * batch_slot_bytes_ * static_cast<uint64_t>(nranks_);
+}
+
+void OneShotPeers::Fill(DevOneShotLaunch* l, DirectRegion region) const {
+  const uint64_t offset = region == DirectRegion::kLarge ? 0 : LargeRegionBytes();
   for (int r = 0; r < kMaxOneShotRanks; ++r) {
     const bool peer = r < nranks_ && peers_[static_cast<size_t>(r)] != nullptr;
-    l->peer_scratch[r] = peer ? static_cast<uint8_t*>(peers_[static_cast<size_t>(r)]->device_ptr()) : nullptr;
+    l->peer_scratch[r] = peer ? static_cast<uint8_t*>(peers_[static_cast<size_t>(r)]->device_ptr()) + offset : nullptr;
   }
-  l->scratch = static_cast<const uint8_t*>(mine_->device_ptr());
-  auto* counters = static_cast<Counters*>(counters_);
-  l->calls = &counters->calls;
+  l->scratch = static_cast<const uint8_t*>(mine_->device_ptr()) + offset;
+  Counters* counters = static_cast<Counters*>(counters_) + RegionIndex(region);
+  l->call_counter = &counters->calls;
   l->blocks_done = &counters->blocks_done;
-  l->slot_bytes = slot_bytes_;
+  l->slot_bytes = region == DirectRegion::kLarge ? slot_bytes_ : batch_slot_bytes_;
+  l->parities = region == DirectRegion::kLarge ? 2u : kOneShotBatchParities;
   l->nranks = nranks_;
   l->rank = rank_;
 }

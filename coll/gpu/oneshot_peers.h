@@ -1,8 +1,10 @@
 // OneShotPeers: the scratch buffers of a communicator's one-shot and
 // two-shot allreduce on device buffers (coll/device/oneshot_launch.h,
-// twoshot_layout.h). Each rank holds one buffer of 2 x nranks slots of LL
-// lines, for calls of up to max_bytes (two-shot tokens included); every
-// rank maps every other rank's buffer and writes its slot there. The buffer
+// twoshot_layout.h). Each rank holds one buffer of two regions: the large
+// one, 2 x nranks slots of LL lines for calls of up to max_bytes (two-shot
+// tokens included), and the batch one, kOneShotBatchParities x nranks slots
+// for one-shot calls of up to batch_max_bytes; every rank maps every other
+// rank's buffer and writes its slots there. The buffer
 // is device memory shared through CUDA IPC or, when some peer's GPU has no
 // peer access to this one (or GPURUN_GPU_PATH=host), host shared memory
 // registered with CUDA (peer_memory.h). Also holds the rank's call counter
@@ -24,6 +26,9 @@
 
 namespace gpurun::coll {
 
+// Which scratch region a launch uses (oneshot_launch.h).
+enum class DirectRegion { kLarge, kBatch };
+
 class OneShotPeers {
  public:
   // Collective over `link` (2..kMaxOneShotRanks ranks).
@@ -33,23 +38,31 @@ class OneShotPeers {
   OneShotPeers& operator=(const OneShotPeers&) = delete;
 
   uint64_t max_bytes() const { return max_bytes_; }
+  // The largest call of the batch region: kOneShotBatchMaxBytes, or less
+  // when max_bytes is.
+  uint64_t batch_max_bytes() const { return batch_max_bytes_; }
   PeerPath path() const { return mine_->path(); }
-  // Sets the launch's scratch, counter, rank and size fields.
-  void Fill(DevOneShotLaunch* launch) const;
+  // Sets the launch's scratch, counter, parity, rank and size fields for
+  // `region`.
+  void Fill(DevOneShotLaunch* launch, DirectRegion region) const;
 
  private:
   OneShotPeers() = default;
   StatusOr<PeerPath> ChoosePath(CommLink& link);
   Status Exchange(CommLink& link);
+  uint64_t LargeRegionBytes() const;
+  uint64_t BatchRegionBytes() const;
 
   int device_ = -1;
   int rank_ = 0;
   int nranks_ = 0;
   uint64_t max_bytes_ = 0;
-  uint64_t slot_bytes_ = 0;
+  uint64_t slot_bytes_ = 0;  // the large region's
+  uint64_t batch_max_bytes_ = 0;
+  uint64_t batch_slot_bytes_ = 0;
   std::unique_ptr<OwnMemory> mine_;
   std::vector<std::unique_ptr<PeerMapping>> peers_;  // by rank; null for this one
-  void* counters_ = nullptr;                         // device: uint64_t calls, then uint32_t blocks_done
+  void* counters_ = nullptr;                         // device: each region's Counters (oneshot_peers.cc)
 };
 
 }  // namespace gpurun::coll

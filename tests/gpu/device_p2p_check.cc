@@ -45,6 +45,9 @@
 //               a chain of dependent ones, three kernels in turn; stream and
 //               null stream) and a group captured into a CUDA graph and
 //               replayed (p2p_check_phases_coll_group.cc)
+//   coll-direct small allreduces in groups (one-shot batches: many calls,
+//               another kernel among them, a chain) and a group of nine in
+//               a CUDA graph (p2p_check_phases_coll_group.cc)
 // Prints one line per failure, "FAIL rank=R <phase>: <what>", and rank 0 the
 // summary "device_p2p_check: C checks, F failures, S skipped on N ranks".
 // Exit status 0 when no rank failed, 1 when one did (a call that fails
@@ -122,7 +125,8 @@ int Main(int argc, char** argv) {
                 {"stream-host", HostBufferWithStream},
                 {"pool", Pool},
                 {"group", Group},
-                {"coll-group", CollGroup}};
+                {"coll-group", CollGroup},
+                {"coll-direct", CollDirect}};
   for (const auto& phase : phases) {
     if (!only.empty() && only.find("," + std::string(phase.name) + ",") == std::string::npos) continue;
     g.phase = phase.name;

@@ -30,16 +30,23 @@ struct P2pCase {
   // call, the log must show a launch of several collectives.
   const char* algo = nullptr;
   const char* proto = "";
+  // With GPURUN_ALGO=allreduce:oneshot: only the coll-direct phase, whose
+  // log must show launches of several one-shot allreduces.
+  bool direct_only = false;
 };
 
 bool CollGroup(const P2pCase& c) { return c.algo != nullptr; }
 bool ExpectFused(const P2pCase& c) { return CollGroup(c) && *c.algo != '\0'; }
+const char* CollPhases(const P2pCase& c) {
+  return c.direct_only ? "--phases=coll-direct" : "--phases=coll-group,coll-direct";
+}
 
 // What gtest prints for a case (its name, not its bytes).
 void PrintTo(const P2pCase& c, std::ostream* os) {
   *os << c.ranks << " ranks" << (c.host_path ? ", host path" : "") << (c.group ? ", group" : "")
       << (c.nodes > 1 ? ", " + std::to_string(c.nodes) + " nodes" : "");
   if (CollGroup(c)) *os << ", collective groups, GPURUN_ALGO=" << c.algo << " GPURUN_PROTO=" << c.proto;
+  if (c.direct_only) *os << ", one-shot batches only";
 }
 
 std::string CaseName(const P2pCase& c) {
@@ -71,7 +78,7 @@ TEST_P(DeviceP2p, ExactResults) {
   o.argv.push_back(bin + "/device_p2p_check");
   if (c.host_path) o.argv.push_back("--phases=stream,stream-errors,pool");
   if (c.group) o.argv.push_back("--phases=group");
-  if (CollGroup(c)) o.argv.push_back("--phases=coll-group");
+  if (CollGroup(c)) o.argv.push_back(CollPhases(c));
   // A hang fails after GPURUN_TIMEOUT instead of its default; no forced
   // algorithm of the caller's environment leaks into the job's collectives.
   o.env = {{"GPURUN_TIMEOUT", "120"},
@@ -108,7 +115,18 @@ TEST_P(DeviceP2p, ExactResults) {
   EXPECT_EQ(m[2].str(), "0") << output;
   EXPECT_EQ(std::stoi(m[4]), c.ranks) << output;
   if (m[3].str() != "0") std::printf("device_p2p_check skipped %s check(s):\n%s", m[3].str().c_str(), output.c_str());
-  if (ExpectFused(c)) {
+  if (ExpectFused(c) && c.direct_only) {
+    // The small calls filled one-shot launches on every rank, both stream
+    // modes and the graph.
+    const std::regex fused(R"(GPU group: (\d+) one-shot allreduces in one launch)");
+    int launches = 0, most = 0;
+    for (auto it = std::sregex_iterator(output.begin(), output.end(), fused); it != std::sregex_iterator(); ++it) {
+      ++launches;
+      most = std::max(most, std::stoi((*it)[1]));
+    }
+    EXPECT_GE(launches, 3 * c.ranks) << output;
+    EXPECT_EQ(most, 8) << output;
+  } else if (ExpectFused(c)) {
     // The independent calls (11, or the 7 allreduces when only those are on
     // the tree) went out in one launch on every rank, both stream modes.
     const std::regex fused(R"(GPU group: (\d+) collectives in one launch)");
@@ -137,7 +155,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(P2pCase{2, false, false, 1, ""}, P2pCase{4, false, false, 1, ""},
                       P2pCase{2, false, false, 1, "ring", "ll"}, P2pCase{3, false, false, 1, "ring", "ll128"},
                       P2pCase{2, false, false, 1, "ring", "simple"}, P2pCase{4, false, false, 1, "allreduce:tree", ""},
-                      P2pCase{2, false, false, 2, "ring", "ll"}, P2pCase{4, false, false, 2, "ring", "simple"}),
+                      P2pCase{2, false, false, 2, "ring", "ll"}, P2pCase{4, false, false, 2, "ring", "simple"},
+                      P2pCase{2, false, false, 1, "allreduce:oneshot", "", true},
+                      P2pCase{3, false, false, 1, "allreduce:oneshot", "", true}),
     [](const ::testing::TestParamInfo<P2pCase>& info) { return CaseName(info.param); });
 
 }  // namespace

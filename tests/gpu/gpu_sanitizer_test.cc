@@ -5,8 +5,8 @@
 // every rank is a sanitizer that starts coll_matrix). memcheck finds
 // out-of-bounds and misaligned device accesses and hardware exceptions,
 // racecheck shared-memory hazards in the kernels (the ring collectives', on
-// their automatic choice and forced onto LL and LL128; the tree's and the
-// two-shot allreduce's, forced; the stream point-to-point kernel's under
+// their automatic choice and forced onto LL and LL128; the tree's, the
+// one-shot and the two-shot allreduce's, forced; the stream point-to-point kernel's under
 // alltoall, gather, scatter). Besides the matrix's own
 // checks, each rank's sanitizer must report "ERROR SUMMARY: 0 errors".
 // Skipped, saying why, without a CUDA device or without compute-sanitizer.
@@ -73,6 +73,18 @@ std::vector<GpuCase> SanitizerCases() {
       t.limit_s = 600;
       cases.push_back(t);
     }
+  }
+  // Allreduce one-shot (GPURUN_ALGO=oneshot) on 2 ranks: calls of the batch
+  // region (up to 64 KiB) and of the large one.
+  for (const char* tool : {"memcheck", "racecheck"}) {
+    GpuCase t;
+    t.tool = tool;
+    t.variant = {matrix::Algo::kOneShot, matrix::Proto::kLL};
+    t.name = std::string(tool) + "_2ranks_null_" + matrix::VariantName(t.variant);
+    t.colls = {Coll::kAllreduce};
+    t.slice = {"--types=int8,float", "--ops=sum", "--sizes=1,4099,65541", "--offsets=4", "--inplace=out,in"};
+    t.limit_s = 600;
+    cases.push_back(t);
   }
   // Allreduce two-shot (GPURUN_ALGO=twoshot) on 3 ranks: parts of unequal
   // length, and with 1 element fewer lines than ranks (empty parts' tokens).

@@ -31,7 +31,8 @@ void Group();  // "group": grGroupStart / grGroupEnd all-to-all, host and device
 
 // ---- p2p_check_phases_coll_group.cc ----------------------------------------
 
-void CollGroup();  // "coll-group": device collectives fused in groups, and in a graph
+void CollGroup();   // "coll-group": device collectives fused in groups, and in a graph
+void CollDirect();  // "coll-direct": small allreduces in groups and a graph (one-shot batches)
 
 }  // namespace gpurun::p2p_check
 

@@ -18,7 +18,14 @@
 //                the one before wrote, so each waits for the last's launch;
 //   kernels      int32 max, float sum, int32 max: another kernel each time;
 // and a group of three allreduces captured into a CUDA graph, replayed
-// twice with new inputs.
+// twice with new inputs. The "coll-direct" phase, the one-shot batches
+// (coll/gpu/direct_batch.h; it also runs with GPURUN_ALGO=allreduce:oneshot):
+//   small        twelve allreduces of 1 to 16384 floats (64 KiB, the batch
+//                region's largest) and one of 16385 (the large region's),
+//                one in place, an int32 max among them: more calls than one
+//                launch takes, and another kernel between them;
+//   small chain  A -> B, B -> C, C in place, of 4099 floats;
+//   small graph  nine allreduces of 1023 floats captured, replayed twice.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -235,13 +242,10 @@ void Kernels(const std::string& mode, grStream_t stream) {
   RunGroup("kernels, " + mode, calls, stream);
 }
 
-// A group of three allreduces captured on the rank's stream, replayed twice
-// with new inputs written before each replay.
-void Graph() {
-  std::vector<Call> calls;
-  for (int k = 0; k < 3; ++k) calls.push_back(MakeCall(Kind::kAllreduce, k == 2 ? 1048581 : 4099, 50 + k));
+// A group of out-of-place allreduces captured on the rank's stream, replayed
+// twice with new inputs written before each replay.
+void GraphOf(const std::string& what, std::vector<Call>& calls) {
   for (Call& c : calls) Prepare(c, false);
-  const std::string what = "graph";
   Cuda(cudaStreamBeginCapture(g.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
   Ok(grGroupStart(), what + ": grGroupStart");
   for (const Call& c : calls) Ok(Issue(c, reinterpret_cast<grStream_t>(g.stream)), what + ": " + c.Name());
@@ -265,7 +269,60 @@ void Graph() {
   Cuda(cudaGraphDestroy(graph), "cudaGraphDestroy");
 }
 
+void Graph() {
+  std::vector<Call> calls;
+  for (int k = 0; k < 3; ++k) calls.push_back(MakeCall(Kind::kAllreduce, k == 2 ? 1048581 : 4099, 50 + k));
+  GraphOf("graph", calls);
+}
+
+void Small(const std::string& mode, grStream_t stream) {
+  std::vector<Call> calls;
+  int salt = 60;
+  for (size_t count : {size_t{1}, size_t{7}, size_t{1023}, size_t{4099}, size_t{16384}, size_t{16385}, size_t{2},
+                       size_t{255}, size_t{8191}, size_t{3}, size_t{4096}, size_t{16383}}) {
+    calls.push_back(MakeCall(Kind::kAllreduce, count, salt++));
+  }
+  calls.insert(calls.begin() + 3, MakeCall(Kind::kAllreduce, 1023, salt++, grInt32, grMax));
+  for (size_t i = 0; i < calls.size(); ++i) Prepare(calls[i], i == 9);
+  RunGroup("small, " + mode, calls, stream);
+}
+
+// The Chain of small calls: each reads what the one before wrote.
+void SmallChain(const std::string& mode, grStream_t stream) {
+  const size_t count = 4099;
+  Call a = MakeCall(Kind::kAllreduce, count, 80);
+  Prepare(a, false);
+  Buffer c(Mem::kDevice, count * 4);
+  c.Write({});
+  const std::string what = "small chain, " + mode;
+  Ok(grGroupStart(), what + ": grGroupStart");
+  Ok(grAllreduce(a.send->data(), a.recv->data(), count, grFloat32, grSum, g.world, stream), what + ": A -> B");
+  Ok(grAllreduce(a.recv->data(), c.data(), count, grFloat32, grSum, g.world, stream), what + ": B -> C");
+  Ok(grAllreduce(c.data(), c.data(), count, grFloat32, grSum, g.world, stream), what + ": C in place");
+  Ok(grGroupEnd(), what + ": grGroupEnd");
+  Finish(stream);
+  Judge(what, a);
+  std::vector<int64_t> want = Reduced(a, count);
+  for (int64_t& x : want) x *= static_cast<int64_t>(g.size) * g.size;
+  const std::string bad = Differs(c.Image(), c, Typed(grFloat32, want));
+  Expect(bad.empty(), what + ": C: " + bad);
+}
+
 }  // namespace
+
+void CollDirect() {
+  const struct {
+    const char* name;
+    grStream_t stream;
+  } modes[] = {{"stream", reinterpret_cast<grStream_t>(g.stream)}, {"null stream", GR_STREAM_HOST}};
+  for (const auto& m : modes) {
+    Small(m.name, m.stream);
+    SmallChain(m.name, m.stream);
+  }
+  std::vector<Call> calls;
+  for (int k = 0; k < 9; ++k) calls.push_back(MakeCall(Kind::kAllreduce, 1023, 90 + k));
+  GraphOf("small graph", calls);
+}
 
 void CollGroup() {
   const struct {
