@@ -34,8 +34,9 @@ struct LongEntry {
   std::string_view flag;
 };
 constexpr LongEntry kLong[] = {
-    {"--minbytes", "-b"},     {"--maxbytes", "-e"}, {"--stepfactor", "-f"}, {"--stepbytes", "-i"}, {"--iters", "-n"},
-    {"--warmup_iters", "-w"}, {"--check", "-c"},    {"--datatype", "-d"},   {"--op", "-o"},        {"--root", "-r"},
+    {"--minbytes", "-b"}, {"--maxbytes", "-e"},     {"--stepfactor", "-f"}, {"--stepbytes", "-i"},
+    {"--iters", "-n"},    {"--warmup_iters", "-w"}, {"--check", "-c"},      {"--datatype", "-d"},
+    {"--op", "-o"},       {"--root", "-r"},         {"--agg_iters", "-m"},
 };
 
 std::string_view Canonical(std::string_view flag) {
@@ -133,6 +134,9 @@ gpurun::Status SetOption(std::string_view flag, const char* value, BenchArgs* ar
   } else if (coll && flag == "-c") {
     GR_ASSIGN_OR_RETURN(int64_t n, Positive(flag, value, 0));
     args->checks = static_cast<int>(n);
+  } else if (coll && flag == "-m") {
+    GR_ASSIGN_OR_RETURN(int64_t n, Positive(flag, value, 1));
+    args->agg = static_cast<int>(n);
   } else if (coll && flag == "-d") {
     return SetTypes(value, args);
   } else if (coll && flag == "-o") {
@@ -161,7 +165,7 @@ void PrintBenchUsage() {
       "usage: gpurun -n 2 gpurun-bench latency|bw [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [-W WINDOW]"
       " [-D USEC]\n"
       "       gpurun -n N gpurun-bench COLLECTIVE|all [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [-n ITERS] [-w WARMUP]\n"
-      "                               [-c CHECKS] [-d TYPE|all] [-o OP|all] [-r ROOT|all] [--json FILE]\n"
+      "                               [-c CHECKS] [-d TYPE|all] [-o OP|all] [-r ROOT|all] [-m AGG] [--json FILE]\n"
       "                               [--device host|cuda] [--blocking | --graph] [--compare nccl] [--nccl-lib PATH]\n"
       "  latency: one-way time of a ping-pong between ranks 0 and 1 (osu_latency)\n"
       "  bw:      streaming bandwidth from rank 0 to rank 1, WINDOW messages in flight (osu_bw)\n"
@@ -172,6 +176,8 @@ void PrintBenchUsage() {
       "  all: every collective in turn (--json FILE then writes FILE with the collective's name before .json).\n"
       "  TYPE: int8 uint8 int32 uint32 int64 uint64 half float double bfloat16; OP: sum prod max min avg.\n"
       "  -c N checks N times after the timed loop, with exactly predictable inputs (default 1; 0: off).\n"
+      "  -m AGG: each timed iteration issues AGG calls in one group (nccl-tests' --agg_iters), each on the next\n"
+      "  piece of the buffers; the time is per call. The checked calls are single ones.\n"
       "  Sizes accept units (4K, 1M). Collectives default to -b 8 -e 16M -f 2, -d float -o sum -r 0.\n"
       "  -D sleeps USEC before each wait for the peer (instruction counts under callgrind, not timing).\n"
       "  --device cuda: buffers from cudaMalloc on GPU (GPURUN_LOCAL_RANK mod the visible GPUs); the calls are\n"

@@ -2,7 +2,10 @@
 //   -b MIN -e MAX bytes (units: 4K, 1M), -f FACTOR or -i STEPBYTES for the
 //   sweep, -n iterations, -w warm-up iterations,
 // and for the collectives
-//   -c CHECKS (0: off), -d TYPE|all, -o OP|all, -r ROOT|all, --json FILE,
+//   -c CHECKS (0: off), -d TYPE|all, -o OP|all, -r ROOT|all, -m AGG (each
+//   timed iteration issues AGG calls in one group, as nccl-tests'
+//   --agg_iters: successive calls on successive pieces of the buffers, the
+//   time per call), --json FILE,
 //   --device host|cuda (where the buffers are), --blocking (cuda: pass
 //   GR_STREAM_HOST instead of the benchmark's stream), --compare nccl (cuda:
 //   the same sweep through NCCL too), --nccl-lib PATH (default libnccl.so.2).
@@ -39,6 +42,7 @@ struct BenchArgs {
   int delay_us = 0;  // sleep before each wait for the peer, so the message is there when the wait starts
   // Collectives only.
   int checks = 1;  // check iterations after the timed ones (0: no check, #wrong is N/A)
+  int agg = 1;     // -m: calls per timed iteration, in one group (grGroupStart / ncclGroupStart) when above 1
   std::vector<grDataType_t> types = {grFloat32};
   std::vector<grRedOp_t> ops = {grSum};
   int root = 0;

@@ -100,6 +100,24 @@ class Sweep {
     if (lib.Call(c) != CallCode::kOk) Die(rank_, Describe(lib, c), lib.ErrorText());
   }
 
+  // One timed iteration: the call, or with -m AGG (nccl-tests' agg_iters)
+  // AGG calls in one group, call a on piece a mod pieces of the buffers
+  // (pieces of the row's extent rounded up to 256 bytes, as many as the
+  // buffers of -e bytes hold; at the largest sizes the calls share one).
+  void MustIteration(CollLibrary& lib, const CollCase& c) {
+    if (args_.agg == 1) return MustCall(lib, c);
+    if (lib.GroupStart() != CallCode::kOk) Die(rank_, std::string(lib.name()) + " group start", lib.ErrorText());
+    const size_t piece = (c.layout.bytes + 255) / 256 * 256;
+    const size_t pieces =
+        piece == 0 || c.layout.bytes > args_.max_bytes ? 1 : (args_.max_bytes - c.layout.bytes) / piece + 1;
+    CollCase call = c;
+    for (int a = 0; a < args_.agg; ++a) {
+      call.shift = (static_cast<size_t>(a) % pieces) * piece;
+      MustCall(lib, call);
+    }
+    if (lib.GroupEnd() != CallCode::kOk) Die(rank_, std::string(lib.name()) + " group end", lib.ErrorText());
+  }
+
   // Times and checks variant v of `c` through `lib` into *mine; false when
   // every rank's library declined it.
   bool MeasureVariant(CollLibrary& lib, const CollCase& c, int v, RankResult* mine) {
@@ -111,10 +129,10 @@ class Sweep {
     return true;
   }
 
-  // Per-iteration average of this rank: warm-up (its first call agreed on
-  // by every rank before anything waits for it), the target's sync, a
-  // barrier, then the timed calls up to the target's sync. nullopt when every
-  // rank's first call was declined.
+  // Per-call average of this rank: warm-up (its first call agreed on by
+  // every rank before anything waits for it), the target's sync, a barrier,
+  // then the timed iterations (-m calls each) up to the target's sync.
+  // nullopt when every rank's first call was declined.
   std::optional<double> TimeLoop(CollLibrary& lib, const CollCase& c) {
     const int iters = DefaultIters(args_, c.layout.bytes);
     const int warmup = DefaultWarmup(args_, c.layout.bytes);
@@ -122,14 +140,14 @@ class Sweep {
     const CallCode first = lib.Call(c);
     if (first == CallCode::kFailed) Die(rank_, Describe(lib, c), lib.ErrorText());
     if (!AllAccepted(lib, c, first)) return std::nullopt;
-    for (int i = 1; i < warmup; ++i) MustCall(lib, c);
+    for (int i = 1; i < warmup; ++i) MustIteration(lib, c);
     Must(session_.target->Sync(), "waiting for the warm-up");
     if (args_.graph) return TimeGraph(lib, c, iters);
     Ctrl(ctrl_->Barrier(), "barrier before the timed loop");
     const double start = NowUs();
-    for (int i = 0; i < iters; ++i) MustCall(lib, c);
+    for (int i = 0; i < iters; ++i) MustIteration(lib, c);
     Must(session_.target->Sync(), "waiting for the timed calls");
-    return (NowUs() - start) / iters;
+    return (NowUs() - start) / (iters * args_.agg);
   }
 
   // --graph: the timed calls captured in one graph (each library's set-up
@@ -139,7 +157,7 @@ class Sweep {
   double TimeGraph(CollLibrary& lib, const CollCase& c, int iters) {
     BenchTarget& target = *session_.target;
     Must(target.BeginCapture(), "starting the graph capture");
-    for (int i = 0; i < iters; ++i) MustCall(lib, c);
+    for (int i = 0; i < iters; ++i) MustIteration(lib, c);
     Must(target.EndCapture(), "ending the graph capture");
     Must(target.Replay(), "replaying the graph (untimed)");
     Must(target.Sync(), "waiting for the untimed replay");
@@ -147,7 +165,7 @@ class Sweep {
     const double start = NowUs();
     Must(target.Replay(), "replaying the graph");
     Must(target.Sync(), "waiting for the timed replay");
-    const double us = (NowUs() - start) / iters;
+    const double us = (NowUs() - start) / (iters * args_.agg);
     target.DropGraph();
     return us;
   }
@@ -226,10 +244,12 @@ std::string SweepText(const BenchArgs& args, CollKind kind) {
 }
 
 std::string ItersText(const BenchArgs& args) {
+  const std::string agg =
+      args.agg > 1 ? ", " + std::to_string(args.agg) + " calls an iteration in one group (-m), time per call" : "";
   if (args.iters > 0)
-    return "iters " + std::to_string(args.iters) + ", warmup " + std::to_string(DefaultWarmup(args, 0));
+    return "iters " + std::to_string(args.iters) + ", warmup " + std::to_string(DefaultWarmup(args, 0)) + agg;
   return "iters size-dependent (" + std::to_string(DefaultIters(args, args.min_bytes)) + " .. " +
-         std::to_string(DefaultIters(args, args.max_bytes)) + "), warmup a tenth (2 .. 100)";
+         std::to_string(DefaultIters(args, args.max_bytes)) + "), warmup a tenth (2 .. 100)" + agg;
 }
 
 // The header's account of --device cuda and --compare nccl.

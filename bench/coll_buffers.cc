@@ -37,13 +37,13 @@ AlignedBuffer::AlignedBuffer(size_t bytes) : bytes_(bytes) {
 AlignedBuffer::~AlignedBuffer() { std::free(data_); }
 
 void* SendPointer(const CollCase& c, BufferView b) {
-  if (!InPlace(c)) return b.send;
-  return b.recv + c.layout.in_place_send_offset * ElemSize(c.pattern.type);
+  if (!InPlace(c)) return b.send + c.shift;
+  return b.recv + c.shift + c.layout.in_place_send_offset * ElemSize(c.pattern.type);
 }
 
 void* RecvPointer(const CollCase& c, BufferView b) {
-  if (!InPlace(c)) return b.recv;
-  return b.recv + c.layout.in_place_recv_offset * ElemSize(c.pattern.type);
+  if (!InPlace(c)) return b.recv + c.shift;
+  return b.recv + c.shift + c.layout.in_place_recv_offset * ElemSize(c.pattern.type);
 }
 
 void PrepareCheck(const CollCase& c, const CollBuffers& b) {

@@ -35,6 +35,7 @@ struct CollCase {
   CollLayout layout;
   int rank = 0;
   bool in_place = false;
+  size_t shift = 0;  // bytes from the buffers' starts to this call's (-m: the piece of an aggregated call)
 };
 
 // Where one rank's send and receive buffers start (host or device memory).

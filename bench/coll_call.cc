@@ -48,8 +48,13 @@ const char* CollApiName(const CollCase& c) {
   return "?";
 }
 
-CallCode GpurunLibrary::Call(const CollCase& c) {
-  const grResult_t rc = CallColl(c, buffers_, grCommWorld(), stream_);
+CallCode GpurunLibrary::Call(const CollCase& c) { return Code(CallColl(c, buffers_, grCommWorld(), stream_)); }
+
+CallCode GpurunLibrary::GroupStart() { return Code(grGroupStart()); }
+
+CallCode GpurunLibrary::GroupEnd() { return Code(grGroupEnd()); }
+
+CallCode GpurunLibrary::Code(grResult_t rc) {
   if (rc == grSuccess) return CallCode::kOk;
   last_error_ = rc;
   return rc == grUnsupported ? CallCode::kUnsupported : CallCode::kFailed;

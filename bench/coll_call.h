@@ -29,9 +29,13 @@ class GpurunLibrary : public CollLibrary {
   const char* ApiName(const CollCase& c) const override { return CollApiName(c); }
   bool Has(const CollCase&) const override { return true; }
   CallCode Call(const CollCase& c) override;
+  CallCode GroupStart() override;
+  CallCode GroupEnd() override;
   std::string ErrorText() const override;
 
  private:
+  CallCode Code(grResult_t rc);
+
   BufferView buffers_;
   grStream_t stream_;
   grResult_t last_error_ = grSuccess;

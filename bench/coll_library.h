@@ -26,6 +26,11 @@ class CollLibrary {
   virtual bool Has(const CollCase& c) const = 0;
   // Issues one call on the library's buffers. Stream-ordered calls return once enqueued.
   virtual CallCode Call(const CollCase& c) = 0;
+  // A group around calls (-m): the calls between them go out at GroupEnd
+  // (grGroupStart / grGroupEnd, ncclGroupStart / ncclGroupEnd); a blocking
+  // library's group returns from GroupEnd once its calls completed.
+  virtual CallCode GroupStart() = 0;
+  virtual CallCode GroupEnd() = 0;
   // The last failed call's error, for messages.
   virtual std::string ErrorText() const = 0;
 };

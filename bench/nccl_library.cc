@@ -41,6 +41,30 @@ CallCode NcclLibrary::Call(const CollCase& c) {
     last_error_ = api_->GetErrorString(rc);
     return CallCode::kFailed;
   }
+  return in_group_ ? CallCode::kOk : SyncIfBlocking();
+}
+
+CallCode NcclLibrary::GroupStart() {
+  const ncclResult_t rc = api_->GroupStart();
+  if (rc != ncclSuccess) {
+    last_error_ = api_->GetErrorString(rc);
+    return CallCode::kFailed;
+  }
+  in_group_ = true;
+  return CallCode::kOk;
+}
+
+CallCode NcclLibrary::GroupEnd() {
+  in_group_ = false;
+  const ncclResult_t rc = api_->GroupEnd();
+  if (rc != ncclSuccess) {
+    last_error_ = api_->GetErrorString(rc);
+    return CallCode::kFailed;
+  }
+  return SyncIfBlocking();
+}
+
+CallCode NcclLibrary::SyncIfBlocking() {
   if (!blocking_) return CallCode::kOk;
   const gpurun::Status synced = CudaCheck(cudaStreamSynchronize(stream_), "cudaStreamSynchronize after the call");
   if (synced.ok()) return CallCode::kOk;

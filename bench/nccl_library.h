@@ -31,9 +31,14 @@ class NcclLibrary : public CollLibrary {
   const char* ApiName(const CollCase& c) const override;
   bool Has(const CollCase& c) const override;
   CallCode Call(const CollCase& c) override;
+  CallCode GroupStart() override;
+  CallCode GroupEnd() override;
   std::string ErrorText() const override { return last_error_; }
 
  private:
+  // With blocking_, the stream's work done (after a call, or a group's end).
+  CallCode SyncIfBlocking();
+
   NcclLibrary(std::shared_ptr<const NcclApi> api, BufferView buffers, cudaStream_t stream, bool blocking)
       : api_(std::move(api)), buffers_(buffers), stream_(stream), blocking_(blocking) {}
 
@@ -41,6 +46,7 @@ class NcclLibrary : public CollLibrary {
   BufferView buffers_;
   cudaStream_t stream_;
   bool blocking_;
+  bool in_group_ = false;  // between GroupStart and GroupEnd: no sync after a call
   ncclComm_t comm_ = nullptr;
   std::string last_error_;
 };

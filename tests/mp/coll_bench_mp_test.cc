@@ -80,6 +80,20 @@ TEST(CollBench, AllreduceSweepHasNothingWrong) {
   EXPECT_EQ(std::remove(json.c_str()), 0) << json;
 }
 
+// -m: the timed calls go in groups of 5 (different pieces of the buffers);
+// the checked call's data must still be right, and the header says so.
+TEST(CollBench, AggregatedCallsInGroupsHaveNothingWrong) {
+  for (const char* coll : {"allreduce", "allgather", "bcast"}) {
+    SCOPED_TRACE(coll);
+    RunResult r = RunProcess(
+        Job(3, {kBin + "/gpurun-bench", coll, "-b", "8", "-e", "16K", "-f", "8", "-m", "5", "-n", "20", "-w", "2"}));
+    ASSERT_FALSE(r.hit_limit) << r.err;
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_EQ(ExpectNothingWrong(r), 4u) << r.out;  // 8, 64, 512, 4096
+    EXPECT_NE(r.out.find("5 calls an iteration in one group (-m), time per call"), std::string::npos) << r.out;
+  }
+}
+
 class EveryCollective : public ::testing::TestWithParam<std::string> {};
 
 // 3 ranks (not a power of two), every type, every op, root 2, two check iterations.

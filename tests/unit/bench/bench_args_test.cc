@@ -91,6 +91,18 @@ TEST(BenchArgs, PointToPointKeepsItsOptions) {
   EXPECT_EQ(Parse({"bw"})->max_bytes, 4u << 20);
 }
 
+TEST(BenchArgs, AggregatedCallsPerIteration) {
+  auto a = Parse({"allreduce", "-m", "8"});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->agg, 8);
+  auto b = Parse({"allreduce", "--agg_iters", "4"});
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(b->agg, 4);
+  auto c = Parse({"allreduce"});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->agg, 1) << "one call an iteration, no group, by default";
+}
+
 TEST(BenchArgs, RejectsBadArguments) {
   const std::vector<std::vector<std::string>> bad = {
       {},
@@ -104,6 +116,8 @@ TEST(BenchArgs, RejectsBadArguments) {
       {"allreduce", "-i", "0"},
       {"allreduce", "-c", "-1"},
       {"allreduce", "-r", "x"},
+      {"allreduce", "-m", "0"},
+      {"latency", "-m", "4"},  // collectives only
       {"allreduce", "-e"},
       {"allreduce", "-W", "4"},    // p2p only
       {"latency", "-d", "float"},  // collectives only
