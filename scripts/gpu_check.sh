@@ -159,13 +159,19 @@ max_size_ratio() {
 
 # run_bench COLL: the timed sweep up to the largest size without data
 # checks (-c 0: a host-side check of GiB buffers would dominate the run);
-# run_bench COLL check: a checked sweep up to 64 MiB.
+# run_bench COLL check: a checked sweep up to 64 MiB; run_bench COLL group:
+# 8 calls an iteration in one group (-m 8) up to 1 MiB, eager and from a
+# graph, against NCCL's group launch.
 run_bench() {
   local coll=$1 kind=${2:-perf} log="$outdir/bench_$1_${2:-perf}.log" start rc
   local cmd=("$launcher" -n 2 "$bin/gpurun-bench" "$coll" --device cuda)
   [ -n "$nccl" ] && cmd+=(--compare nccl --nccl-lib "$nccl")
   if [ "$kind" = check ]; then
     cmd+=(-b 8 -e 64M -f 4 -c 1)
+  elif [ "$kind" = group ]; then
+    cmd+=(-b 8 -e 1M -f 4 -c 1 -m 8)
+  elif [ "$kind" = group_graph ]; then
+    cmd+=(-b 8 -e 1M -f 4 -c 1 -m 8 --graph)
   else
     cmd+=(-b 8 -e "$(bench_max "$coll")" -f "$factor" -c 0)
   fi
@@ -194,6 +200,7 @@ if ((run_bench)); then
   fi
   IFS=, read -r -a colls <<<"$bench_colls"
   for coll in "${colls[@]}"; do run_bench "$coll" check; run_bench "$coll"; done
+  case ",$bench_colls," in *,allreduce,*) run_bench allreduce group; run_bench allreduce group_graph ;; esac
 fi
 
 {
