@@ -49,6 +49,18 @@ void PrintTo(const P2pCase& c, std::ostream* os) {
   if (c.direct_only) *os << ", one-shot batches only";
 }
 
+// How many lines of `output` match `launch` (its group 1: the calls of a
+// launch), and the most calls one launch had.
+int CountLaunches(const std::string& output, const std::regex& launch, int* most) {
+  int launches = 0;
+  *most = 0;
+  for (auto it = std::sregex_iterator(output.begin(), output.end(), launch); it != std::sregex_iterator(); ++it) {
+    ++launches;
+    *most = std::max(*most, std::stoi((*it)[1]));
+  }
+  return launches;
+}
+
 std::string CaseName(const P2pCase& c) {
   std::string name = std::to_string(c.ranks) + "ranks" + (c.host_path ? "_hostpath" : "") + (c.group ? "_group" : "") +
                      (c.nodes > 1 ? "_" + std::to_string(c.nodes) + "nodes" : "");
@@ -118,23 +130,16 @@ TEST_P(DeviceP2p, ExactResults) {
   if (ExpectFused(c) && c.direct_only) {
     // The small calls filled one-shot launches on every rank, both stream
     // modes and the graph.
-    const std::regex fused(R"(GPU group: (\d+) one-shot allreduces in one launch)");
-    int launches = 0, most = 0;
-    for (auto it = std::sregex_iterator(output.begin(), output.end(), fused); it != std::sregex_iterator(); ++it) {
-      ++launches;
-      most = std::max(most, std::stoi((*it)[1]));
-    }
+    int most = 0;
+    const int launches =
+        CountLaunches(output, std::regex(R"(GPU group: (\d+) one-shot allreduces in one launch)"), &most);
     EXPECT_GE(launches, 3 * c.ranks) << output;
     EXPECT_EQ(most, 8) << output;
   } else if (ExpectFused(c)) {
     // The independent calls (11, or the 7 allreduces when only those are on
     // the tree) went out in one launch on every rank, both stream modes.
-    const std::regex fused(R"(GPU group: (\d+) collectives in one launch)");
-    int launches = 0, most = 0;
-    for (auto it = std::sregex_iterator(output.begin(), output.end(), fused); it != std::sregex_iterator(); ++it) {
-      ++launches;
-      most = std::max(most, std::stoi((*it)[1]));
-    }
+    int most = 0;
+    const int launches = CountLaunches(output, std::regex(R"(GPU group: (\d+) collectives in one launch)"), &most);
     EXPECT_GE(launches, 2 * c.ranks) << output;
     EXPECT_GE(most, std::string(c.algo).find("tree") != std::string::npos ? 7 : 11) << output;
   }

@@ -212,14 +212,13 @@ void Adjacent(const std::string& mode, grStream_t stream) {
   Expect(bad.empty(), what + ": " + bad);
 }
 
-// A -> B, B -> C, C in place: B = sum of A, C = n * B, then n * C.
-void Chain(const std::string& mode, grStream_t stream) {
-  const size_t count = 65541;
-  Call a = MakeCall(Kind::kAllreduce, count, 30);
+// A -> B, B -> C, C in place, of `count` floats: B = sum of A, C = n * B,
+// then n * C.
+void ChainOf(const std::string& what, size_t count, int salt, grStream_t stream) {
+  Call a = MakeCall(Kind::kAllreduce, count, salt);
   Prepare(a, false);
   Buffer c(Mem::kDevice, count * 4);
   c.Write({});
-  const std::string what = "chain, " + mode;
   Ok(grGroupStart(), what + ": grGroupStart");
   Ok(grAllreduce(a.send->data(), a.recv->data(), count, grFloat32, grSum, g.world, stream), what + ": A -> B");
   Ok(grAllreduce(a.recv->data(), c.data(), count, grFloat32, grSum, g.world, stream), what + ": B -> C");
@@ -232,6 +231,8 @@ void Chain(const std::string& mode, grStream_t stream) {
   const std::string bad = Differs(c.Image(), c, Typed(grFloat32, want));
   Expect(bad.empty(), what + ": C: " + bad);
 }
+
+void Chain(const std::string& mode, grStream_t stream) { ChainOf("chain, " + mode, 65541, 30, stream); }
 
 void Kernels(const std::string& mode, grStream_t stream) {
   std::vector<Call> calls;
@@ -287,26 +288,8 @@ void Small(const std::string& mode, grStream_t stream) {
   RunGroup("small, " + mode, calls, stream);
 }
 
-// The Chain of small calls: each reads what the one before wrote.
-void SmallChain(const std::string& mode, grStream_t stream) {
-  const size_t count = 4099;
-  Call a = MakeCall(Kind::kAllreduce, count, 80);
-  Prepare(a, false);
-  Buffer c(Mem::kDevice, count * 4);
-  c.Write({});
-  const std::string what = "small chain, " + mode;
-  Ok(grGroupStart(), what + ": grGroupStart");
-  Ok(grAllreduce(a.send->data(), a.recv->data(), count, grFloat32, grSum, g.world, stream), what + ": A -> B");
-  Ok(grAllreduce(a.recv->data(), c.data(), count, grFloat32, grSum, g.world, stream), what + ": B -> C");
-  Ok(grAllreduce(c.data(), c.data(), count, grFloat32, grSum, g.world, stream), what + ": C in place");
-  Ok(grGroupEnd(), what + ": grGroupEnd");
-  Finish(stream);
-  Judge(what, a);
-  std::vector<int64_t> want = Reduced(a, count);
-  for (int64_t& x : want) x *= static_cast<int64_t>(g.size) * g.size;
-  const std::string bad = Differs(c.Image(), c, Typed(grFloat32, want));
-  Expect(bad.empty(), what + ": C: " + bad);
-}
+// The chain of small calls: each reads what the one before wrote.
+void SmallChain(const std::string& mode, grStream_t stream) { ChainOf("small chain, " + mode, 4099, 80, stream); }
 
 }  // namespace
 
