@@ -116,6 +116,18 @@
 //      879.7; broadcast 128 KiB 42.6 / 37.5 / 42.3, 256 KiB 82.3 / 73.7 /
 //      62.9, 1 MiB 370.3 / 320.4 / 183.4, 4 MiB 1485.3 / 1178.9 / 753.1.
 //
+//   F  oneshot allgather against ring/simple on one host, again on a 2-vCPU
+//      AMD EPYC VM (AVX-512, 1 MiB L2 a core), 2026-12-02 06:20 UTC:
+//      GPURUN_ALGO=ring|oneshot GPURUN_PROTO=simple build/bin/gpurun -n 2
+//      --bind-to core build/bin/gpurun-bench allgather -b 1M -e 16M -c 0,
+//      alternating with Open MPI, best of 5, ring / oneshot / Open MPI:
+//      1 MiB 46.4 / 64.5 / 59.7 us, 2 MiB 93.0 / 122.4 / 117.0, 4 MiB
+//      189.6 / 240.4 / 257.1, 8 MiB 594.5 / 629.0 / 619.3, 16 MiB 1521 /
+//      2390 / 2088. That VM's process_vm_readv copies 12-13 GB/s against
+//      memcpy's 43-49 (one process reading itself, 256 KiB-4 MiB), so there
+//      the ring wins from 1 MiB, where D (Intel) had oneshot winning; the
+//      tables keep D's choice (one table for both VMs; which one is faster
+//      depends on the host, see the stop note of 2026-12-02).
 // Not measurable here: anything with more than 2 ranks (4 ranks on 2 vCPUs
 // measure oversubscription: 40-120 us at 8 B), so hop costs for longer rings
 // and deeper trees are the 2-rank fits. To refit on a machine with a core per
