@@ -100,19 +100,27 @@ class Sweep {
     if (lib.Call(c) != CallCode::kOk) Die(rank_, Describe(lib, c), lib.ErrorText());
   }
 
-  // One timed iteration: the call, or with -m AGG (nccl-tests' agg_iters)
-  // AGG calls in one group, call a on piece a mod pieces of the buffers
-  // (pieces of the row's extent rounded up to 256 bytes, as many as the
-  // buffers of -e bytes hold; at the largest sizes the calls share one).
-  void MustIteration(CollLibrary& lib, const CollCase& c) {
-    if (args_.agg == 1) return MustCall(lib, c);
-    if (lib.GroupStart() != CallCode::kOk) Die(rank_, std::string(lib.name()) + " group start", lib.ErrorText());
+  // Where each call of an iteration starts in the buffers (-m AGG, nccl-tests'
+  // agg_iters): call a on piece a mod pieces, pieces of the row's extent
+  // rounded up to 256 bytes, as many as the buffers of -e bytes hold (at the
+  // largest sizes the calls share one). Made once per row.
+  std::vector<size_t> AggShifts(const CollCase& c) const {
     const size_t piece = (c.layout.bytes + 255) / 256 * 256;
     const size_t pieces =
         piece == 0 || c.layout.bytes > args_.max_bytes ? 1 : (args_.max_bytes - c.layout.bytes) / piece + 1;
+    std::vector<size_t> shifts(static_cast<size_t>(args_.agg));
+    for (size_t a = 0; a < shifts.size(); ++a) shifts[a] = (a % pieces) * piece;
+    return shifts;
+  }
+
+  // One timed iteration: the call, or with -m AGG the AGG calls at `shifts`
+  // in one group.
+  void MustIteration(CollLibrary& lib, const CollCase& c, const std::vector<size_t>& shifts) {
+    if (args_.agg == 1) return MustCall(lib, c);
+    if (lib.GroupStart() != CallCode::kOk) Die(rank_, std::string(lib.name()) + " group start", lib.ErrorText());
     CollCase call = c;
-    for (int a = 0; a < args_.agg; ++a) {
-      call.shift = (static_cast<size_t>(a) % pieces) * piece;
+    for (size_t shift : shifts) {
+      call.shift = shift;
       MustCall(lib, call);
     }
     if (lib.GroupEnd() != CallCode::kOk) Die(rank_, std::string(lib.name()) + " group end", lib.ErrorText());
@@ -140,12 +148,13 @@ class Sweep {
     const CallCode first = lib.Call(c);
     if (first == CallCode::kFailed) Die(rank_, Describe(lib, c), lib.ErrorText());
     if (!AllAccepted(lib, c, first)) return std::nullopt;
-    for (int i = 1; i < warmup; ++i) MustIteration(lib, c);
+    const std::vector<size_t> shifts = AggShifts(c);
+    for (int i = 1; i < warmup; ++i) MustIteration(lib, c, shifts);
     Must(session_.target->Sync(), "waiting for the warm-up");
-    if (args_.graph) return TimeGraph(lib, c, iters);
+    if (args_.graph) return TimeGraph(lib, c, iters, shifts);
     Ctrl(ctrl_->Barrier(), "barrier before the timed loop");
     const double start = NowUs();
-    for (int i = 0; i < iters; ++i) MustIteration(lib, c);
+    for (int i = 0; i < iters; ++i) MustIteration(lib, c, shifts);
     Must(session_.target->Sync(), "waiting for the timed calls");
     return (NowUs() - start) / (iters * args_.agg);
   }
@@ -154,10 +163,10 @@ class Sweep {
   // happened in the eager warm-up), replayed once untimed, then once timed,
   // then destroyed (run 9 of 2026-11-30 kept the last graph to the end and
   // the job hung at exit).
-  double TimeGraph(CollLibrary& lib, const CollCase& c, int iters) {
+  double TimeGraph(CollLibrary& lib, const CollCase& c, int iters, const std::vector<size_t>& shifts) {
     BenchTarget& target = *session_.target;
     Must(target.BeginCapture(), "starting the graph capture");
-    for (int i = 0; i < iters; ++i) MustIteration(lib, c);
+    for (int i = 0; i < iters; ++i) MustIteration(lib, c, shifts);
     Must(target.EndCapture(), "ending the graph capture");
     Must(target.Replay(), "replaying the graph (untimed)");
     Must(target.Sync(), "waiting for the untimed replay");

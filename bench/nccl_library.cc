@@ -36,32 +36,26 @@ const char* NcclLibrary::ApiName(const CollCase& c) const { return NcclApiName(c
 bool NcclLibrary::Has(const CollCase& c) const { return NcclHas(c); }
 
 CallCode NcclLibrary::Call(const CollCase& c) {
-  const ncclResult_t rc = CallNccl(*api_, comm_, stream_, c, buffers_);
-  if (rc != ncclSuccess) {
-    last_error_ = api_->GetErrorString(rc);
-    return CallCode::kFailed;
-  }
+  if (Failed(CallNccl(*api_, comm_, stream_, c, buffers_))) return CallCode::kFailed;
   return in_group_ ? CallCode::kOk : SyncIfBlocking();
 }
 
 CallCode NcclLibrary::GroupStart() {
-  const ncclResult_t rc = api_->GroupStart();
-  if (rc != ncclSuccess) {
-    last_error_ = api_->GetErrorString(rc);
-    return CallCode::kFailed;
-  }
+  if (Failed(api_->GroupStart())) return CallCode::kFailed;
   in_group_ = true;
   return CallCode::kOk;
 }
 
 CallCode NcclLibrary::GroupEnd() {
   in_group_ = false;
-  const ncclResult_t rc = api_->GroupEnd();
-  if (rc != ncclSuccess) {
-    last_error_ = api_->GetErrorString(rc);
-    return CallCode::kFailed;
-  }
+  if (Failed(api_->GroupEnd())) return CallCode::kFailed;
   return SyncIfBlocking();
+}
+
+bool NcclLibrary::Failed(ncclResult_t rc) {
+  if (rc == ncclSuccess) return false;
+  last_error_ = api_->GetErrorString(rc);
+  return true;
 }
 
 CallCode NcclLibrary::SyncIfBlocking() {

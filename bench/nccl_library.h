@@ -38,6 +38,8 @@ class NcclLibrary : public CollLibrary {
  private:
   // With blocking_, the stream's work done (after a call, or a group's end).
   CallCode SyncIfBlocking();
+  // Whether `rc` is an error; if so, last_error_ says which.
+  bool Failed(ncclResult_t rc);
 
   NcclLibrary(std::shared_ptr<const NcclApi> api, BufferView buffers, cudaStream_t stream, bool blocking)
       : api_(std::move(api)), buffers_(buffers), stream_(stream), blocking_(blocking) {}

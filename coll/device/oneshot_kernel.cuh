@@ -1,10 +1,10 @@
 // The one-shot allreduce kernel (oneshot_launch.h), for one (element type,
 // operator) pair; ring_kernels.cu.in instantiates it per type. A launch
 // runs one call or a batch of them (direct_call.cuh gives each block its
-// call). Each thread owns lines i = its index among the call's threads + k *
-// the call's threads: it pushes its own
-// 8 bytes of line i to every peer, then reduces line i of every rank in rank
-// order, waiting for each peer's line with the bounded poll of sync.cuh.
+// call). Each thread owns lines i = its index among the call's threads +
+// k * the call's threads: it pushes its own 8 bytes of line i to every
+// peer, then reduces line i of every rank in rank order, waiting for each
+// peer's line with the bounded poll of sync.cuh.
 #ifndef GPURUN_COLL_DEVICE_ONESHOT_KERNEL_CUH_
 #define GPURUN_COLL_DEVICE_ONESHOT_KERNEL_CUH_
 

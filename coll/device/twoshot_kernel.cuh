@@ -1,8 +1,8 @@
 // The two-shot allreduce kernel, for one (element type, operator) pair;
 // ring_kernels.cu.in instantiates it per type. It shares the one-shot
-// kernel's launch record, large scratch region, its call counter and
-// flags (oneshot_launch.h), one call a launch, and cuts the call into one part per rank
-// (twoshot_layout.h):
+// kernel's launch record, the large scratch region, its call counter and
+// the flags (oneshot_launch.h), one call a launch, and cuts the call into
+// one part per rank (twoshot_layout.h):
 //   1. scatter: each rank pushes its input's line i, for every line of
 //      another rank's part, into its own slot of that owner's scratch;
 //   2. reduce: each rank reduces its part's lines of every rank, in rank
