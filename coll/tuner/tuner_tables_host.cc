@@ -128,6 +128,29 @@
 //      the ring wins from 1 MiB, where D (Intel) had oneshot winning; the
 //      tables keep D's choice (one table for both VMs; which one is faster
 //      depends on the host, see the stop note of 2026-12-02).
+//   G  the same on another 2-vCPU AMD EPYC VM, 2026-12-02 12:20-13:05 UTC,
+//      idle (memcpy 17-24 GB/s, process_vm_readv 7-8 in one process):
+//      GPURUN_ALGO=ring|oneshot GPURUN_PROTO=simple build/bin/gpurun -n 2
+//      --bind-to core build/bin/gpurun-bench allgather -b 1M -e 1M -c 0
+//      -n 1000 -w 50, alternating, six rounds: ring 231, 239, 91, 95, 214,
+//      62 us; oneshot 93, 121, 113, 133, 109, 95. The ring's time is bimodal
+//      from one run to the next, and so is the cross-core latency:
+//      build/bin/gpurun-tune-probe --repeats 1, six runs: a raw 8-byte store
+//      took 0.066-0.092 us (Simple two-way 6.9-7.8 GB/s a side) or
+//      0.267-0.301 us (3.6-4.4 GB/s): whether the two vCPUs share a cache
+//      changes between runs. The single copy varies less. A probe of the
+//      host's process_vm_readv / memcpy ratio (one process reading itself,
+//      1 MiB) as a tuner input was tried and dropped: it read 0.35-0.44
+//      here, where oneshot won on average, and 0.27 on F's VM, where the
+//      ring won, and it cannot see the cross-core cost nor its changes. So
+//      oneshot stays: at worst 1.3x (F) to 1.5x (G's fast rounds) the ring's
+//      time, against the ring's 2-2.5x oneshot's in G's slow ones. Against
+//      Open MPI the same hour (bench/coll_compare.sh 3, COLLS="bcast
+//      allgather"): allgather 1 MiB 108 / 114 us, 2 MiB 221 / 220, 4 MiB
+//      440 / 434, 8 MiB 2215 / 1732, 16 MiB 4598 / 4050; four more
+//      alternating runs of 8-16 MiB spread as widely on both sides (8 MiB
+//      1700-2414 / 1611-2686 us, 16 MiB 4383-5494 / 3914-5499): one single
+//      copy per byte on both, bound by memory.
 // Not measurable here: anything with more than 2 ranks (4 ranks on 2 vCPUs
 // measure oversubscription: 40-120 us at 8 B), so hop costs for longer rings
 // and deeper trees are the 2-rank fits. To refit on a machine with a core per
