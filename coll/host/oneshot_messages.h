@@ -6,7 +6,11 @@
 // receiver copies it ONCE, from the sender's memory into its own, by
 // process_vm_readv (p2p/shm/shm_cma.h), where the ring copies every byte into
 // a FIFO and out again. From 16 KiB a rank that is what Open MPI's shared
-// memory transport does too (single copy). Across hosts the messages take the
+// memory transport does too (single copy). From 256 KiB the waiting sender
+// copies part of it too (p2p/shm/shm_share.h): a broadcast's root, otherwise
+// idle, writes about half of each peer's copy, while in an allgather every
+// rank is busy with its own receive and helps only once that is done.
+// Across hosts the messages take the
 // engine's UCX wire; GPURUN_COLL_NET does not apply to them.
 //
 // Protocol simple (the messages are the engine's), one channel: the choice

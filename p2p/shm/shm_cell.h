@@ -11,10 +11,12 @@
 //   kCts    nothing                         {send id, bytes wanted}
 //   kFin    nothing                         {send id, result code}
 //   kFrag   a slice of a rendezvous payload {send id, offset}; kLastFragment
+//   kHelp   ShareOffer (shm_share.h)        -
 //   kSkip   padding to the end of the ring  -
 //
-// RTS/CTS/FIN/FRAG implement the rendezvous (shm_rendezvous.h): the receiver
-// either reads the sender's buffer with process_vm_readv and answers FIN, or
+// RTS/CTS/FIN/FRAG/HELP implement the rendezvous (shm_rendezvous.h): the
+// receiver either reads the sender's buffer with process_vm_readv (for a large
+// payload offering the sender a share of the copy, HELP) and answers FIN, or
 // answers CTS and the sender streams FRAG cells through the ring.
 #ifndef GPURUN_P2P_SHM_SHM_CELL_H_
 #define GPURUN_P2P_SHM_SHM_CELL_H_
@@ -30,7 +32,7 @@ namespace gpurun::p2p::shm {
 
 inline constexpr size_t kCacheLine = 64;
 
-enum class CellKind : uint8_t { kSkip = 1, kEager, kRts, kCts, kFin, kFrag };
+enum class CellKind : uint8_t { kSkip = 1, kEager, kRts, kCts, kFin, kFrag, kHelp };
 
 // Flags on a kFrag cell.
 inline constexpr uint16_t kLastFragment = 1;

@@ -1,4 +1,4 @@
-// process_vm_readv helpers (see shm_cma.h).
+// process_vm_readv / process_vm_writev helpers (see shm_cma.h).
 #include "p2p/shm/shm_cma.h"
 
 #include <sys/uio.h>
@@ -7,15 +7,21 @@
 #include <string>
 
 namespace gpurun::p2p::shm {
+namespace {
 
-Status CmaRead(pid_t pid, uint64_t remote_address, void* dst, size_t bytes) {
-  auto* out = static_cast<char*>(dst);
+enum class Direction { kRead, kWrite };
+
+// Copies between `local` here and `remote_address` in `pid`, looping over
+// partial transfers.
+Status CmaCopy(Direction direction, pid_t pid, uint64_t remote_address, void* local_address, size_t bytes) {
+  auto* here = static_cast<char*>(local_address);
   size_t done = 0;
   while (done < bytes) {
-    iovec local{out + done, bytes - done};
+    iovec local{here + done, bytes - done};
     // An address in the peer's address space, never dereferenced here.
     iovec remote{reinterpret_cast<void*>(remote_address + done), bytes - done};  // NOLINT(performance-no-int-to-ptr)
-    const ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    const ssize_t n = direction == Direction::kRead ? process_vm_readv(pid, &local, 1, &remote, 1, 0)
+                                                    : process_vm_writev(pid, &local, 1, &remote, 1, 0);
     if (n > 0) {
       done += static_cast<size_t>(n);
       continue;
@@ -23,11 +29,24 @@ Status CmaRead(pid_t pid, uint64_t remote_address, void* dst, size_t bytes) {
     if (n < 0 && errno == EINTR) continue;
     const int err = n < 0 ? errno : EIO;
     const std::string what =
-        "process_vm_readv of " + std::to_string(bytes - done) + " bytes from pid " + std::to_string(pid);
+        std::string(direction == Direction::kRead ? "process_vm_readv of " : "process_vm_writev of ") +
+        std::to_string(bytes - done) + (direction == Direction::kRead ? " bytes from pid " : " bytes to pid ") +
+        std::to_string(pid);
     if (err == ESRCH) return RemoteError(what + ": the process is gone");
     return ErrnoError(what, err);
   }
   return OkStatus();
+}
+
+}  // namespace
+
+Status CmaRead(pid_t pid, uint64_t remote_address, void* dst, size_t bytes) {
+  return CmaCopy(Direction::kRead, pid, remote_address, dst, bytes);
+}
+
+Status CmaWrite(pid_t pid, uint64_t remote_address, const void* src, size_t bytes) {
+  // process_vm_writev only reads the local iovec.
+  return CmaCopy(Direction::kWrite, pid, remote_address, const_cast<void*>(src), bytes);
 }
 
 Status ProbeCma(pid_t pid, uint64_t remote_address, uint64_t expected) {

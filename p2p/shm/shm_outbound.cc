@@ -1,6 +1,7 @@
 // Outbound cells and the per-peer backlog (see shm_outbound.h).
 #include "p2p/shm/shm_outbound.h"
 
+#include <cstring>
 #include <utility>
 
 namespace gpurun::p2p::shm {
@@ -15,6 +16,14 @@ bool TryPostItem(RingProducer& out, const OutboundItem& item) {
       cell->SetMatch(item.match);
       const RtsPayload rts{item.control.send_id, item.control.value};
       std::memcpy(cell->payload(), &rts, sizeof(rts));
+      out.Commit();
+      return true;
+    }
+    case CellKind::kHelp: {
+      CellHeader* cell = out.Reserve(sizeof(ShareOffer));
+      if (cell == nullptr) return false;
+      cell->kind = CellKind::kHelp;
+      std::memcpy(cell->payload(), &item.offer, sizeof(item.offer));
       out.Commit();
       return true;
     }

@@ -7,6 +7,7 @@
 
 #include "p2p/shm/shm_cma.h"
 #include "p2p/shm/shm_outbound.h"
+#include "p2p/shm/shm_shared_copy.h"
 #include "runtime/base/log.h"
 
 namespace gpurun::p2p::shm {
@@ -90,20 +91,23 @@ int PumpFragments(ShmPeer& peer) {
   return posted;
 }
 
-static void AskForFragments(ShmPeer& peer, const RtsPayload& rts, void* dst, uint64_t bytes, Completion done) {
-  peer.recvs.emplace(rts.send_id, RndvRecv{static_cast<std::byte*>(dst), bytes, 0, std::move(done)});
+void AskForFragments(ShmPeer& peer, uint64_t send_id, void* dst, uint64_t bytes, Completion done) {
+  peer.recvs.emplace(send_id, RndvRecv{static_cast<std::byte*>(dst), bytes, 0, std::move(done)});
   OutboundItem cts;
   cts.kind = CellKind::kCts;
-  cts.control = ControlWords{rts.send_id, bytes};
+  cts.control = ControlWords{send_id, bytes};
   PostOrQueue(peer, std::move(cts));
 }
 
-Status FetchFromPeer(ShmPeer& peer, const RtsPayload& rts, void* dst, uint64_t bytes, Completion done) {
-  if (!peer.cma) {
-    AskForFragments(peer, rts, dst, bytes, std::move(done));
-    return OkStatus();
-  }
-  Status read = CmaRead(peer.liveness.pid(), rts.address, dst, bytes);
+void AnswerFin(ShmPeer& peer, uint64_t send_id) {
+  OutboundItem fin;
+  fin.kind = CellKind::kFin;
+  fin.control = ControlWords{send_id, static_cast<uint64_t>(grSuccess)};
+  PostOrQueue(peer, std::move(fin));
+}
+
+Status ReadOrBounce(ShmPeer& peer, uint64_t send_id, uint64_t address, void* dst, uint64_t bytes, Completion& done) {
+  Status read = CmaRead(peer.liveness.pid(), address, dst, bytes);
   if (read.code() == grRemoteError) {
     Status why = read.WithContext("rank " + std::to_string(peer.world_rank));
     done(why);
@@ -114,15 +118,21 @@ Status FetchFromPeer(ShmPeer& peer, const RtsPayload& rts, void* dst, uint64_t b
     // use the bounce buffers from now on rather than failing the message.
     GR_LOG(Warn, P2p) << "shm: " << read.ToString() << "; switching rank " << peer.world_rank << " to bounce buffers";
     peer.cma = false;
-    AskForFragments(peer, rts, dst, bytes, std::move(done));
+    AskForFragments(peer, send_id, dst, bytes, std::move(done));
     return OkStatus();
   }
-  OutboundItem fin;
-  fin.kind = CellKind::kFin;
-  fin.control = ControlWords{rts.send_id, static_cast<uint64_t>(grSuccess)};
-  PostOrQueue(peer, std::move(fin));
+  AnswerFin(peer, send_id);
   done(OkStatus());
   return OkStatus();
+}
+
+Status FetchFromPeer(ShmPeer& peer, const RtsPayload& rts, void* dst, uint64_t bytes, Completion done) {
+  if (!peer.cma) {
+    AskForFragments(peer, rts.send_id, dst, bytes, std::move(done));
+    return OkStatus();
+  }
+  if (StartSharedRead(peer, rts, dst, bytes, done)) return PumpShares(peer, /*may_help=*/false).status();
+  return ReadOrBounce(peer, rts.send_id, rts.address, dst, bytes, done);
 }
 
 void HandleFrag(ShmPeer& peer, const CellHeader& cell) {

@@ -4,6 +4,8 @@
 //   RTS {match, send id, address}  ──▶   OnPending(ShmPendingPayload)
 //                                        ... a receive matches: Fetch(dst, n)
 //   CMA:                                 process_vm_readv n bytes from address
+//        (n >= 2 share chunks:     ◀──   HELP {ShareOffer}: both copy chunks,
+//        writes chunks too)              shm_shared_copy.h; then
 //        completes on FIN          ◀──   FIN {send id, result}
 //   bounce:                        ◀──   CTS {send id, n}
 //        FRAG {send id, offset} …  ──▶   copied out of the ring into dst
@@ -72,6 +74,15 @@ int PumpFragments(ShmPeer& peer);
 Status FetchFromPeer(ShmPeer& peer, const RtsPayload& rts, void* dst, uint64_t bytes, Completion done);
 // Receiver: a FRAG cell arrived.
 void HandleFrag(ShmPeer& peer, const CellHeader& cell);
+
+// Receiver, the steps FetchFromPeer is made of. AskForFragments: CTS, the
+// payload comes through the ring. AnswerFin: the payload is read. ReadOrBounce:
+// process_vm_readv of all of it, then FIN and `done`; on an unexpected
+// failure the bounce buffers from now on; an error (after `done`) when the
+// peer is gone.
+void AskForFragments(ShmPeer& peer, uint64_t send_id, void* dst, uint64_t bytes, Completion done);
+void AnswerFin(ShmPeer& peer, uint64_t send_id);
+Status ReadOrBounce(ShmPeer& peer, uint64_t send_id, uint64_t address, void* dst, uint64_t bytes, Completion& done);
 
 }  // namespace gpurun::p2p::shm
 

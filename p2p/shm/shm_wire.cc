@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "p2p/shm/shm_outbound.h"
+#include "p2p/shm/shm_shared_copy.h"
 #include "runtime/base/log.h"
 
 namespace gpurun::p2p {
@@ -34,6 +35,9 @@ constexpr uint64_t kPrefetchBytes = 1024;
 // Progress calls between looks at the clock for the liveness check.
 constexpr uint32_t kCheckEvery = 64;
 constexpr auto kCheckInterval = std::chrono::milliseconds(1);
+// How long Shutdown waits for a sender's chunk in flight (one chunk's copy:
+// tens of microseconds) before it fails a shared-copy receive.
+constexpr auto kQuiesceLimit = std::chrono::milliseconds(1000);
 }  // namespace
 
 ShmWire::ShmWire(int world_size)
@@ -55,7 +59,7 @@ Status ShmWire::Send(int world_peer, const MatchHeader& header, const void* data
       done(OkStatus());
       return OkStatus();
     }
-    peer.backlog.push_back(shm::OutboundItem{CellKind::kEager, header, data, {}, std::move(done)});
+    peer.backlog.push_back(shm::OutboundItem{CellKind::kEager, header, data, {}, {}, std::move(done)});
     return OkStatus();
   }
   shm::StartRendezvousSend(peer, next_send_id_++, header, data, std::move(done));
@@ -72,6 +76,7 @@ bool ShmWire::TrySend(int world_peer, const MatchHeader& header, const void* dat
 
 StatusOr<int> ShmWire::Progress() {
   int events = 0;
+  bool share_work = false;
   for (size_t i = 0; i < peers_.size() && !shut_down_; ++i) {
     ShmPeer& peer = peers_[i];
     // The room of the cells handled last time goes back now, after whatever
@@ -82,8 +87,30 @@ StatusOr<int> ShmWire::Progress() {
       events += shm::FlushBacklog(peer);
       events += shm::PumpFragments(peer);
     }
+    share_work = share_work || peer.HasShareWork();
   }
+  if (share_work && !shut_down_) events += PumpShares();
   if (++progress_calls_ % kCheckEvery == 0 && !shut_down_) CheckPeers();
+  return events;
+}
+
+int ShmWire::PumpShares() {
+  // After every drain, so that a receive the drain just shared counts: this
+  // rank helps its senders' receivers only while no receive of its own is
+  // shared (shm_shared_copy.h, PumpShares).
+  const bool may_help = std::none_of(peers_.begin(), peers_.end(), [](const ShmPeer& p) { return !p.shares.empty(); });
+  int events = 0;
+  for (ShmPeer& peer : peers_) {
+    if (!peer.HasShareWork() || peer.failed) continue;
+    StatusOr<int> shared = shm::PumpShares(peer, may_help);
+    if (shared.ok()) {
+      events += *shared;
+    } else {
+      FailPeer(peer, shared.status());
+      ++events;
+    }
+    if (shut_down_) break;  // a completion shut us down
+  }
   return events;
 }
 
@@ -126,10 +153,17 @@ void ShmWire::HandleCell(ShmPeer& peer, int index, const CellHeader& cell) {
     case CellKind::kCts: shm::HandleCts(peer, cell.control()); return;
     case CellKind::kFin: shm::HandleFin(peer, cell.control()); return;
     case CellKind::kFrag: shm::HandleFrag(peer, cell); return;
-    default:
-      GR_LOG(Warn, P2p) << "shm: ignoring a cell of unknown kind " << static_cast<int>(cell.kind) << " from rank "
-                        << peer.world_rank;
+    case CellKind::kHelp: {
+      shm::ShareOffer offer;
+      if (cell.length < sizeof(offer)) break;
+      std::memcpy(&offer, cell.payload(), sizeof(offer));
+      shm::HandleHelp(peer, offer);
+      return;
+    }
+    default: break;
   }
+  GR_LOG(Warn, P2p) << "shm: ignoring a malformed cell or one of unknown kind " << static_cast<int>(cell.kind)
+                    << " from rank " << peer.world_rank;
 }
 
 void ShmWire::CheckPeers() {
@@ -179,6 +213,7 @@ void ShmWire::Shutdown(const Status& why) {
   anchor_->why = why;
   std::vector<Completion> dones;
   for (ShmPeer& peer : peers_) {
+    if (!peer.failed && !peer.shares.empty()) shm::QuiesceShares(peer, kQuiesceLimit);
     for (Completion& done : peer.TakeCompletions()) dones.push_back(std::move(done));
     peer.out = shm::RingProducer();
     peer.in = shm::RingConsumer();
@@ -191,6 +226,12 @@ void ShmWire::Shutdown(const Status& why) {
 int64_t ShmWire::EagerLimit(int world_peer) const {
   const int index = PeerIndex(world_peer);
   return index < 0 ? -1 : static_cast<int64_t>(peers_[index].eager_limit);
+}
+
+uint64_t ShmWire::SharedChunksWritten() const {
+  uint64_t chunks = 0;
+  for (const ShmPeer& peer : peers_) chunks += peer.chunks_written;
+  return chunks;
 }
 
 bool ShmWire::UsesCma(int world_peer) const {

@@ -10,8 +10,9 @@
 // Messages up to GPURUN_SHM_EAGER_LIMIT travel as one eager cell (envelope
 // and payload together; shm_cell.h); Send completes once the cell is in the
 // ring. Larger ones use the rendezvous (shm_rendezvous.h): single copy with
-// process_vm_readv when GPURUN_SHM_CMA allows it, else pipelined through the
-// ring in fragments. A full ring queues the message locally; Progress retries.
+// process_vm_readv when GPURUN_SHM_CMA allows it (a large one copied by
+// receiver and sender together, GPURUN_SHM_SHARE_CHUNK), else pipelined
+// through the ring in fragments. A full ring queues the message locally; Progress retries.
 // One sender's messages reach the sink in send order, eager and rendezvous
 // mixed.
 //
@@ -70,6 +71,9 @@ class ShmWire final : public Wire, private shm::PayloadHost {
   int64_t EagerLimit(int world_peer) const;
   // Whether payloads from `world_peer` are fetched with process_vm_readv.
   bool UsesCma(int world_peer) const;
+  // Chunks of this wire's sends it wrote into receivers' buffers, sharing
+  // their copy (GPURUN_SHM_SHARE_CHUNK; shm_shared_copy.h).
+  uint64_t SharedChunksWritten() const;
 
  private:
   friend class ShmWireBuilder;
@@ -79,6 +83,7 @@ class ShmWire final : public Wire, private shm::PayloadHost {
     return world_peer >= 0 && world_peer < static_cast<int>(peer_index_.size()) ? peer_index_[world_peer] : -1;
   }
   int DrainInbound(shm::ShmPeer& peer, int index);
+  int PumpShares();
   void HandleCell(shm::ShmPeer& peer, int index, const shm::CellHeader& cell);
   void CheckPeers();
   void FailPeer(shm::ShmPeer& peer, const Status& why);

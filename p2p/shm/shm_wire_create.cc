@@ -97,6 +97,7 @@ Status ShmWireBuilder::CreateOwnSegment() {
   *header = shm::SegmentHeader{shm::kSegmentMagic, shm::kSegmentVersion, rings, capacity};
   for (uint32_t i = 0; i < rings; ++i) {
     wire_->peers_[i].in = shm::RingConsumer(shm::RingAt(wire_->own_.data(), i, capacity));
+    wire_->peers_[i].share_in = shm::ShareAt(wire_->own_.data(), i, capacity);
   }
   wire_->own_.Prefault(0, wire_->own_.size());
   return OkStatus();
@@ -150,11 +151,13 @@ Status ShmWireBuilder::ConnectPeer(ShmPeer& peer, const ShmEndpoint& theirs) {
   if (!sane) return InternalError("shm wire: " + who + "'s segment " + theirs.segment + " has an unexpected layout");
   const auto ring = static_cast<uint32_t>(mine - theirs.reach.begin());
   peer.out = shm::RingProducer(shm::RingAt(peer.remote.data(), ring, capacity));
-  // Only our ring: the owner maps the rest. (No rank sends before every rank is done here.)
-  peer.remote.Prefault(shm::kHeaderBytes + ring * shm::RingStride(capacity), shm::RingBytes(capacity));
+  peer.share_out = shm::ShareAt(peer.remote.data(), ring, capacity);
+  // Only our area: the owner maps the rest. (No rank sends before every rank is done here.)
+  peer.remote.Prefault(shm::AreaOffset(ring, capacity), shm::AreaBytes(capacity));
   const auto eager = static_cast<uint64_t>(params::kShmEagerLimit.Get());
   peer.eager_limit = std::min(eager, shm::MaxCellPayload(capacity));
   peer.frag_bytes = std::min(kMaxFragBytes, shm::MaxCellPayload(capacity));
+  peer.share_chunk = static_cast<uint64_t>(params::kShmShareChunk.Get());
   peer.liveness = shm::PeerLiveness(peers_[peer.world_rank].pid);
   return ChooseCma(peer, theirs.header_address);
 }

@@ -45,6 +45,12 @@ const EnumParam kShmCma("GPURUN_SHM_CMA", "auto", {"auto", "on", "off"},
                         "Shared-memory rendezvous: single copy with process_vm_readv (on: required, off: never, "
                         "auto: when the kernel permits it), else pipelined through shared bounce buffers.");
 
+const SizeParam kShmShareChunk("GPURUN_SHM_SHARE_CHUNK", "128K", 0, int64_t{1} << 30,
+                               "Shared-memory rendezvous with process_vm_readv: a payload of at least two such "
+                               "chunks is copied by the receiver and the waiting sender together, a chunk at a time "
+                               "(the sender with process_vm_writev); 0: the receiver copies alone. The receiver's "
+                               "setting decides.");
+
 const DurationParam kProgressSpin("GPURUN_PROGRESS_SPIN", "50us",
                                   "Time a blocking call polls without pause after its last progress, before it "
                                   "yields or sleeps between polls; longer by the time copying it takes when it "

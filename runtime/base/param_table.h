@@ -22,6 +22,7 @@ extern const StringParam kHostId;       // GPURUN_HOST_ID: this rank's host iden
 extern const EnumParam kP2pTransport;          // GPURUN_P2P_TRANSPORT: auto|shm|ucx
 extern const SizeParam kShmEagerLimit;         // GPURUN_SHM_EAGER_LIMIT
 extern const EnumParam kShmCma;                // GPURUN_SHM_CMA: auto|on|off
+extern const SizeParam kShmShareChunk;         // GPURUN_SHM_SHARE_CHUNK: shared-copy chunk, 0 = never
 extern const DurationParam kProgressSpin;      // GPURUN_PROGRESS_SPIN: busy polling after the last progress
 extern const DurationParam kProgressYield;     // GPURUN_PROGRESS_YIELD: then polling with sched_yield
 extern const DurationParam kProgressMaxSleep;  // GPURUN_PROGRESS_MAX_SLEEP: then sleeping, up to this
