@@ -151,6 +151,27 @@
 //      alternating runs of 8-16 MiB spread as widely on both sides (8 MiB
 //      1700-2414 / 1611-2686 us, 16 MiB 4383-5494 / 3914-5499): one single
 //      copy per byte on both, bound by memory.
+//   H  the shared copy of large shm rendezvous payloads (p2p/shm/shm_share.h:
+//      a waiting sender writes chunks of its receiver's copy), 2026-12-02
+//      14:55-15:05 UTC, another 2-vCPU AMD EPYC VM, idle: A/B runs of
+//      GPURUN_SHM_SHARE_CHUNK=0|128K|256K|512K|1M build/bin/gpurun -n 2
+//      --bind-to core build/bin/gpurun-bench bcast -b 256K -e 16M -c 0 -n 50
+//      -w 5, alternating, best of 3 (in place): off / 128K / 256K: 256 KiB
+//      22.0 / 13.2 / 20.4 us, 1 MiB 80.2 / 49.6 / 46.8, 4 MiB 329 / 181 /
+//      213, 16 MiB 2819 / 1298 / 1342. Allgather (every rank busy with its
+//      own receive, so it helps only after) the same within the noise:
+//      -b 512K -e 8M -f 4 -n 100, five rounds, 2 MiB 116-170 off / 129-179
+//      on / Open MPI 123-139 us. The one-shot broadcast's table value below
+//      (1.2x the ring's copy rate) stays: the tuner takes it from 32 KiB,
+//      below any shared payload, and with the share it only wins by more.
+//      Against Open MPI the same hour (bench/coll_compare.sh 3, COLLS="bcast
+//      allgather"): broadcast 256 KiB 14.0 / 22.3 us, 1 MiB 55.7 / 80.9,
+//      4 MiB 208 / 347, 16 MiB 1398 / 2890. The ring allgather on that VM
+//      (GPURUN_ALGO=ring GPURUN_PROTO=simple, -b 1M -e 1M -n 100, 16 runs):
+//      43-52 us in most runs against oneshot's 68-86 and Open MPI's 71-74,
+//      but 123-331 us in about one run of five, also with
+//      GPURUN_PROGRESS_SPIN=2ms (so not the backoff's sleeps), with one
+//      channel, with no steal time; oneshot stays the choice (see G).
 // Not measurable here: anything with more than 2 ranks (4 ranks on 2 vCPUs
 // measure oversubscription: 40-120 us at 8 B), so hop costs for longer rings
 // and deeper trees are the 2-rank fits. To refit on a machine with a core per
