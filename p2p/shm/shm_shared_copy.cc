@@ -77,6 +77,8 @@ Status FinishShare(ShmPeer& peer, ShareRecv& share) {
     GR_LOG(Trace, P2p) << "shm: " << RankText(peer) << " failed to write its share; reading it all";
     return ReadOrBounce(peer, share.send_id, share.src, share.dst, share.bytes, share.done);
   }
+  GR_LOG(Trace, P2p) << "shm: shared copy of " << share.bytes << " B from " << RankText(peer) << ": "
+                     << share.chunks - share.own << " of " << share.chunks << " chunks written by the sender";
   AnswerFin(peer, share.send_id);
   share.done(OkStatus());
   return OkStatus();
