@@ -171,7 +171,13 @@
 //      43-52 us in most runs against oneshot's 68-86 and Open MPI's 71-74,
 //      but 123-331 us in about one run of five, also with
 //      GPURUN_PROGRESS_SPIN=2ms (so not the backoff's sleeps), with one
-//      channel, with no steal time; oneshot stays the choice (see G).
+//      channel, with no steal time; oneshot stays the choice (see G). The
+//      split is the machine's: build/bin/gpurun-stream-probe --runs 40
+//      (bench/tune/stream_probe.cc: two processes on CPUs 0 and 1 stream
+//      512 KiB both ways through 8 x 64 KiB shared slots, nothing of gpurun)
+//      took 40-55 us in 31 runs and 154-434 us in 9, in streaks of runs, at
+//      15:58 UTC; a single process's memcpy stayed steady (1 MiB 39-46
+//      GB/s in 16 fresh processes).
 // Not measurable here: anything with more than 2 ranks (4 ranks on 2 vCPUs
 // measure oversubscription: 40-120 us at 8 B), so hop costs for longer rings
 // and deeper trees are the 2-rank fits. To refit on a machine with a core per
