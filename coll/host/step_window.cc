@@ -8,36 +8,42 @@ namespace gpurun::coll {
 StepWindow::~StepWindow() { (void)Finish(); }
 
 void StepWindow::WaitOldest() {
-  Step& oldest = steps_.front();
-  Record(link_.WaitAllSized(oldest.requests, what_, grInvalidUsage));
-  steps_.pop_front();
+  Record(link_.WaitAllSized(steps_[oldest_], what_, grInvalidUsage));
+  if (temps_ != nullptr) std::vector<std::byte>().swap((*temps_)[oldest_]);  // its memory goes now
+  oldest_ = (oldest_ + 1) % kMaxStepsInFlight;
+  --in_flight_;
 }
 
 Status StepWindow::Post(int send_peer, const void* send, size_t send_bytes, int recv_peer, void* recv,
                         size_t recv_bytes, std::vector<std::byte> temp) {
-  if (static_cast<int>(steps_.size()) >= kMaxStepsInFlight) WaitOldest();
+  if (in_flight_ >= kMaxStepsInFlight) WaitOldest();
   if (!first_error_.ok()) return first_error_;
-  Step step;
-  step.temp = std::move(temp);
+  const int slot = (oldest_ + in_flight_) % kMaxStepsInFlight;
+  Requests& step = steps_[slot];
+  step = {nullptr, nullptr};
   if (recv_peer >= 0) {
     StatusOr<LinkRequest*> r = link_.Irecv(recv_peer, tag_, recv, recv_bytes, what_);
     if (!r.ok()) {
       Record(r.status());
       return first_error_;
     }
-    step.requests[0] = *r;
+    step[0] = *r;
   }
   if (send_peer >= 0) {
     StatusOr<LinkRequest*> r = link_.Isend(send_peer, tag_, send, send_bytes, what_);
     if (!r.ok()) Record(r.status());
-    if (r.ok()) step.requests[1] = *r;
+    if (r.ok()) step[1] = *r;
   }
-  steps_.push_back(std::move(step));
+  if (!temp.empty()) {
+    if (temps_ == nullptr) temps_ = std::make_unique<std::array<std::vector<std::byte>, kMaxStepsInFlight>>();
+    (*temps_)[slot] = std::move(temp);
+  }
+  ++in_flight_;
   return first_error_;
 }
 
 Status StepWindow::Finish() {
-  while (!steps_.empty()) WaitOldest();
+  while (in_flight_ > 0) WaitOldest();
   return first_error_;
 }
 
