@@ -23,8 +23,9 @@ constexpr uint32_t kAllSlots = (1u << kShareSlots) - 1;
 std::string RankText(const ShmPeer& peer) { return "rank " + std::to_string(peer.world_rank); }
 
 uint64_t ChunkOffset(uint64_t chunk_bytes, uint32_t chunk) { return uint64_t{chunk} * chunk_bytes; }
-uint64_t ChunkLength(uint64_t bytes, uint64_t chunk_bytes, uint32_t chunk) {
-  return std::min(chunk_bytes, bytes - ChunkOffset(chunk_bytes, chunk));
+// Where `count` chunks from `first` end (the last chunk may be short).
+uint64_t RunEnd(uint64_t bytes, uint64_t chunk_bytes, uint32_t first, uint32_t count) {
+  return std::min(bytes, ChunkOffset(chunk_bytes, first + count));
 }
 
 ShareSlot& SlotOf(ShmPeer& peer, const ShareRecv& share) { return peer.share_in->slots[share.slot]; }
@@ -42,7 +43,7 @@ StatusOr<Step> StepShare(ShmPeer& peer, ShareRecv& share) {
     if (run) {
       share.own += run->count;
       const uint64_t offset = ChunkOffset(share.chunk_bytes, run->first);
-      const uint64_t end = std::min(share.bytes, ChunkOffset(share.chunk_bytes, run->first + run->count));
+      const uint64_t end = RunEnd(share.bytes, share.chunk_bytes, run->first, run->count);
       Status read = CmaRead(peer.liveness.pid(), share.src + offset, share.dst + offset, end - offset);
       if (read.code() == grRemoteError) return read.WithContext(RankText(peer));
       if (!read.ok()) {
@@ -125,9 +126,7 @@ int PumpOffers(ShmPeer& peer) {
     const auto send = peer.sends.find(offer.send_id);
     ShareSlot& slot = peer.share_out->slots[offer.slot];
     std::optional<uint32_t> chunk;
-    // Alive, through the pidfd, right before writing: a pid reused after the
-    // receiver's exit must not be written.
-    if (send != peer.sends.end() && peer.helps && peer.liveness.Alive()) {
+    if (send != peer.sends.end() && peer.helps) {
       chunk = ClaimChunk(slot, offer.generation, ShareChunks(offer.bytes, offer.chunk_bytes));
     }
     if (!chunk) {
@@ -135,8 +134,8 @@ int PumpOffers(ShmPeer& peer) {
       continue;
     }
     const uint64_t offset = ChunkOffset(offer.chunk_bytes, *chunk);
-    const Status wrote = CmaWrite(peer.liveness.pid(), offer.dst + offset, send->second.data + offset,
-                                  ChunkLength(offer.bytes, offer.chunk_bytes, *chunk));
+    const uint64_t end = RunEnd(offer.bytes, offer.chunk_bytes, *chunk, 1);
+    const Status wrote = CmaWrite(peer.liveness.pid(), offer.dst + offset, send->second.data + offset, end - offset);
     ++events;
     if (wrote.ok()) {
       ChunkWritten(slot);
@@ -187,6 +186,11 @@ bool StartSharedRead(ShmPeer& peer, const RtsPayload& rts, void* dst, uint64_t b
 
 void HandleHelp(ShmPeer& peer, const ShareOffer& offer) {
   if (!peer.cma || !peer.helps || peer.share_out == nullptr) return;  // the receiver copies it all
+  // Alive through the pidfd now, and the wire's liveness check (about once a
+  // millisecond while the send waits) clears the offers of a peer that exits
+  // later: a pid reused after the receiver's exit is never written. (A check
+  // before every chunk cost a system call per 128 KiB write.)
+  if (!peer.liveness.Alive()) return;
   const auto send = peer.sends.find(offer.send_id);
   if (send == peer.sends.end()) return;  // completed, failed or shut down meanwhile
   const bool sane = offer.slot < kShareSlots && offer.generation != 0 && offer.chunk_bytes != 0 &&
