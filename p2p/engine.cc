@@ -106,12 +106,27 @@ Status Engine::Send(const SendArgs& args) {
   Lock lock(mu_);
   if (!SendValid(args)) return SendError(args);
   const bool device = IsDeviceData(args.data, args.bytes);
-  if (!device && (failed_.empty() || !failed_.contains(args.dest_world))) {
-    const MatchHeader header{args.context, args.source, args.tag, 0, args.bytes};
-    if (WireOf(args.dest_world)->TrySend(args.dest_world, header, args.data)) return OkStatus();
-  }
+  if (!device && TrySendNow(args)) return OkStatus();
   GR_ASSIGN_OR_RETURN(Request * r, IsendLocked(args, device));
   return WaitLocked(lock, r, nullptr);
+}
+
+// A host send the wire takes at once (not to a failed peer). False: nothing sent.
+bool Engine::TrySendNow(const SendArgs& args) {
+  if (!failed_.empty() && failed_.contains(args.dest_world)) return false;
+  const MatchHeader header{args.context, args.source, args.tag, 0, args.bytes};
+  return WireOf(args.dest_world)->TrySend(args.dest_world, header, args.data);
+}
+
+Status Engine::StartSend(const SendArgs& args, Request** request) {
+  *request = nullptr;
+  Lock lock(mu_);
+  if (!SendValid(args)) return SendError(args);
+  const bool device = IsDeviceData(args.data, args.bytes);
+  if (!device && TrySendNow(args)) return OkStatus();
+  GR_ASSIGN_OR_RETURN(*request, IsendLocked(args, device));
+  if (!fins_out_.empty()) FlushFins();
+  return OkStatus();
 }
 
 Status Engine::Recv(const RecvArgs& args, grStatus_t* status) {
@@ -187,8 +202,9 @@ StatusOr<Request*> Engine::IrecvLocked(const RecvArgs& args, bool device) {
   r->status = EmptyStatus();
   ContextState& state = ContextOf(args.context);
   if (state.queue.unexpected_count() > 0) {
-    if (std::optional<Unexpected> message = state.queue.TakeUnexpected(args.source, args.tag)) {
-      Consume(r, std::move(*message));
+    if (Unexpected* message = state.queue.FindUnexpected(args.source, args.tag)) {
+      Consume(r, *message);
+      state.queue.Drop(message);
       return r;
     }
   }

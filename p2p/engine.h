@@ -131,6 +131,11 @@ class Engine : public WireSink {
   // message satisfies whole). `status` may be null.
   Status Send(const SendArgs& args);
   Status Recv(const RecvArgs& args, grStatus_t* status);
+  // Isend, except that a send the wire takes at once (host data, an eager
+  // slot free) makes no request: *request is then null, and the send is
+  // complete. For callers that post a send and a receive to one peer and
+  // cannot block in the send (the peer may be sending too).
+  Status StartSend(const SendArgs& args, Request** request);
 
   // Synchronous-mode send (MPI_Issend): as Isend, but the request completes
   // only once a receive has matched the message (and the wire is done with
@@ -212,6 +217,7 @@ class Engine : public WireSink {
 
   // Everything below runs with mu_ held.
   // engine.cc
+  bool TrySendNow(const SendArgs& args);
   StatusOr<Request*> IsendLocked(const SendArgs& args, bool device);
   StatusOr<Request*> IrecvLocked(const RecvArgs& args, bool device);
   StatusOr<Request*> IssendLocked(const SendArgs& args);
@@ -241,7 +247,8 @@ class Engine : public WireSink {
   Status CheckRequestsLocked(std::span<Request* const> requests, const char* what) const;
   // engine_match.cc
   bool TryReceiveArrived(ContextState& state, const RecvArgs& args, grStatus_t* status);
-  void Consume(Request* request, Unexpected message);
+  // Matches `message` (still queued: the caller drops it after) to `request`.
+  void Consume(Request* request, Unexpected& message);
   void StartFetch(Request* request, const MatchHeader& header, std::unique_ptr<PendingPayload> payload);
   void OnSendDone(Request* request, const Status& result);
   void OnFetchDone(Request* request, const Status& result);

@@ -35,12 +35,11 @@ void Engine::OnEager(int world_source, const MatchHeader& header, std::span<cons
     r->CompleteReceive(h, n);
     return;
   }
-  Unexpected message;
+  Unexpected& message = state.queue.EnqueueNew();  // recycled: no allocation in the steady state
   message.world_source = world_source;
   message.header = h;
   message.data.assign(payload.begin(), payload.end());
   message.sync_id = sync;
-  state.queue.Enqueue(std::move(message));
 }
 
 void Engine::OnPending(int world_source, const MatchHeader& header, std::unique_ptr<PendingPayload> payload) {
@@ -60,35 +59,36 @@ void Engine::OnPending(int world_source, const MatchHeader& header, std::unique_
     StartFetch(r, header, std::move(payload));
     return;
   }
-  Unexpected message;
+  Unexpected& message = state.queue.EnqueueNew();
   message.world_source = world_source;
   message.header = header;
   message.pending = std::move(payload);
   message.sync_id = sync;
-  state.queue.Enqueue(std::move(message));
 }
 
 // A blocking receive whose message is here already as an eager payload that
 // fits: copied and done without a request. False (nothing done) otherwise.
 bool Engine::TryReceiveArrived(ContextState& state, const RecvArgs& args, grStatus_t* status) {
   if (state.queue.unexpected_count() == 0) return false;
-  const Unexpected* m = state.queue.PeekUnexpected(args.source, args.tag);
+  const Unexpected* m = state.queue.FindUnexpected(args.source, args.tag);
   if (m == nullptr || m->pending != nullptr || m->header.bytes > args.capacity) return false;
-  std::optional<Unexpected> message = state.queue.TakeUnexpected(args.source, args.tag);  // that same one
-  const size_t n = message->header.bytes;
-  if (n > 0) std::memcpy(args.data, message->data.data(), n);
-  if (message->sync_id != 0) {
-    QueueFin(message->world_source, message->sync_id, grSuccess);
-    FlushFins();  // no wire callback is running here
-  }
+  const size_t n = m->header.bytes;
+  if (n > 0) std::memcpy(args.data, m->data.data(), n);
   if (status != nullptr) {
     const size_t count = args.type_size == 0 ? 0 : n / args.type_size;
-    *status = grStatus_t{message->header.source, message->header.tag, grSuccess, n, count};
+    *status = grStatus_t{m->header.source, m->header.tag, grSuccess, n, count};
+  }
+  const int world_source = m->world_source;
+  const uint64_t sync_id = m->sync_id;
+  state.queue.Drop(m);
+  if (sync_id != 0) {
+    QueueFin(world_source, sync_id, grSuccess);
+    FlushFins();  // no wire callback is running here
   }
   return true;
 }
 
-void Engine::Consume(Request* r, Unexpected message) {
+void Engine::Consume(Request* r, Unexpected& message) {
   r->matched_world = message.world_source;
   if (message.sync_id != 0) QueueFin(message.world_source, message.sync_id, grSuccess);
   if (message.pending) {

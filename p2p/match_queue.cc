@@ -24,15 +24,23 @@ std::vector<Request*> MatchQueue::TakePostedIf(const std::function<bool(const Re
   return taken;
 }
 
-std::optional<Unexpected> MatchQueue::TakeUnexpected(int source, int tag) {
-  for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
-    if (Matches(source, tag, it->header)) {
-      Unexpected message = std::move(*it);
-      unexpected_.erase(it);
-      return message;
-    }
+Unexpected& MatchQueue::EnqueueNew() {
+  if (spares_.empty()) return unexpected_.emplace_back();
+  unexpected_.splice(unexpected_.end(), spares_, spares_.begin());
+  Unexpected& m = unexpected_.back();
+  spare_bytes_ -= m.data.capacity();
+  m.world_source = -1;
+  m.header = MatchHeader{};
+  m.data.clear();  // keeps the capacity
+  m.sync_id = 0;
+  return m;
+}
+
+Unexpected* MatchQueue::FindUnexpected(int source, int tag) {
+  for (Unexpected& message : unexpected_) {
+    if (Matches(source, tag, message.header)) return &message;
   }
-  return std::nullopt;
+  return nullptr;
 }
 
 const Unexpected* MatchQueue::PeekUnexpected(int source, int tag) const {
@@ -40,6 +48,29 @@ const Unexpected* MatchQueue::PeekUnexpected(int source, int tag) const {
     if (Matches(source, tag, message.header)) return &message;
   }
   return nullptr;
+}
+
+void MatchQueue::Drop(const Unexpected* message) {
+  // Found by address from the oldest: the one dropped is nearly always the first.
+  auto it = unexpected_.begin();
+  while (it != unexpected_.end() && &*it != message) ++it;
+  if (it == unexpected_.end()) return;
+  it->pending.reset();
+  if (spares_.size() >= kMaxSpares) {
+    unexpected_.erase(it);
+    return;
+  }
+  if (spare_bytes_ + it->data.capacity() > kMaxSpareBytes) std::vector<std::byte>().swap(it->data);
+  spare_bytes_ += it->data.capacity();
+  spares_.splice(spares_.end(), unexpected_, it);
+}
+
+std::optional<Unexpected> MatchQueue::TakeUnexpected(int source, int tag) {
+  Unexpected* found = FindUnexpected(source, tag);
+  if (found == nullptr) return std::nullopt;
+  std::optional<Unexpected> message(std::move(*found));
+  Drop(found);
+  return message;
 }
 
 }  // namespace gpurun::p2p

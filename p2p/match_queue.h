@@ -64,11 +64,21 @@ class MatchQueue {
   // Removes and returns every posted receive for which `pred` holds.
   std::vector<Request*> TakePostedIf(const std::function<bool(const Request&)>& pred);
 
-  // Appends an arrival to the unexpected queue.
-  void Enqueue(Unexpected message) { unexpected_.push_back(std::move(message)); }
-  // The oldest unexpected message matching (source, tag): removed, or only looked at.
-  std::optional<Unexpected> TakeUnexpected(int source, int tag);
+  // Appends an empty arrival to the unexpected queue for the caller to fill:
+  // an entry of an earlier arrival where one was kept (Drop), whose data
+  // keeps its capacity, so that a steady stream of small unexpected eager
+  // messages allocates nothing (a list node and a vector per message were a
+  // fifth of a 2-rank 8-byte scatter's time, perf 2026-12-03).
+  Unexpected& EnqueueNew();
+  void Enqueue(Unexpected message) { EnqueueNew() = std::move(message); }
+  // The oldest unexpected message matching (source, tag), left queued.
+  Unexpected* FindUnexpected(int source, int tag);
   const Unexpected* PeekUnexpected(int source, int tag) const;
+  // Removes `message` (one FindUnexpected returned) from the queue, keeping
+  // its entry for a later arrival.
+  void Drop(const Unexpected* message);
+  // The oldest unexpected message matching (source, tag), removed.
+  std::optional<Unexpected> TakeUnexpected(int source, int tag);
 
   size_t posted_count() const { return posted_count_; }
   size_t unexpected_count() const { return unexpected_.size(); }
@@ -85,6 +95,14 @@ class MatchQueue {
   Request* posted_tail_ = nullptr;
   size_t posted_count_ = 0;
   std::list<Unexpected> unexpected_;  // oldest first
+  // Entries kept for EnqueueNew: at most kMaxSpares (a sender running ahead
+  // leaves a burst of arrivals to drain: 16 spares were too few for a 2-rank
+  // 8-byte scatter), whose data capacities add up to at most kMaxSpareBytes
+  // (what an idle context keeps).
+  static constexpr size_t kMaxSpares = 512;
+  static constexpr size_t kMaxSpareBytes = 256 * 1024;
+  std::list<Unexpected> spares_;
+  size_t spare_bytes_ = 0;  // data capacity held by spares_
 };
 
 }  // namespace gpurun::p2p

@@ -1,5 +1,6 @@
 // Argument checks of the point-to-point collectives: alltoall(v),
 // allgatherv, gather(v), scatter(v) (see coll_args.h for the rules).
+#include <cstdint>
 #include <string>
 
 #include "runtime/coll_args.h"
@@ -27,10 +28,53 @@ Status CheckSelfBlock(size_t a, const char* a_name, size_t b, const char* b_name
                          std::to_string(b) + "): a rank's own block has one size on both sides");
 }
 
+// The hot path of CheckGather and CheckScatter, plain comparisons: true with
+// *es set when every argument surely passes — `mine` (count elements, the
+// rank's own block) and at the root `all` (count * size elements) not null,
+// and at the root `mine` either in place (all + root's block) or disjoint
+// from `all`; false where the full check has to say what is wrong.
+bool QuickRooted(const grComm& comm, const void* mine, const void* all, size_t count, grDataType_t type, int root,
+                 size_t* es) {
+  if (static_cast<int>(type) < 0 || type >= grNumDataTypes || root < 0 || root >= comm.size) return false;
+  const size_t size = internal::kTypeSizes[type];
+  // An overflow check by multiplication: the two divisions of
+  // `count > max / size / n` were most of this function's time (perf).
+  size_t total_bytes = 0;
+  if (count == 0 || mine == nullptr ||
+      __builtin_mul_overflow(count, size * static_cast<size_t>(comm.size), &total_bytes)) {
+    return false;
+  }
+  *es = size;
+  if (comm.rank != root) return true;
+  if (all == nullptr) return false;
+  const size_t bytes = count * size;
+  const auto m = reinterpret_cast<uintptr_t>(mine), a = reinterpret_cast<uintptr_t>(all);
+  return m == a + root * bytes || m + bytes <= a || a + total_bytes <= m;
+}
+
+// The same for CheckAlltoall: both buffers of count * size elements not
+// null, and the same (in place) or disjoint.
+bool QuickAlltoall(const grComm& comm, const void* send, const void* recv, size_t count, grDataType_t type,
+                   size_t* es) {
+  if (static_cast<int>(type) < 0 || type >= grNumDataTypes) return false;
+  const size_t size = internal::kTypeSizes[type];
+  size_t bytes = 0;
+  if (count == 0 || send == nullptr || recv == nullptr ||
+      __builtin_mul_overflow(count, size * static_cast<size_t>(comm.size), &bytes)) {
+    return false;
+  }
+  *es = size;
+  const auto s = reinterpret_cast<uintptr_t>(send), r = reinterpret_cast<uintptr_t>(recv);
+  return s == r || s + bytes <= r || r + bytes <= s;
+}
+
 }  // namespace
 
 StatusOr<AlltoallvCall> CheckAlltoall(const grComm& comm, const void* sendbuf, void* recvbuf, size_t count,
                                       grDataType_t type) {
+  if (size_t es = 0; QuickAlltoall(comm, sendbuf, recvbuf, count, type, &es)) [[likely]] {
+    return AlltoallvCall{sendbuf, Blocks::Uniform(count), recvbuf, Blocks::Uniform(count), es, sendbuf == recvbuf};
+  }
   GR_ASSIGN_OR_RETURN(const size_t es, DataTypeSize(type));
   GR_ASSIGN_OR_RETURN(const size_t total, Times(count, comm.size, "count times the communicator's size"));
   GR_ASSIGN_OR_RETURN(const size_t bytes, BufferBytes(recvbuf, total, type, "recvbuf"));
@@ -81,6 +125,9 @@ StatusOr<AllgathervCall> CheckAllgatherv(const grComm& comm, const void* sendbuf
 
 StatusOr<GathervCall> CheckGather(const grComm& comm, const void* sendbuf, void* recvbuf, size_t count,
                                   grDataType_t type, int root) {
+  if (size_t es = 0; QuickRooted(comm, sendbuf, recvbuf, count, type, root, &es)) [[likely]] {
+    return GathervCall{sendbuf, count, comm.rank == root ? recvbuf : nullptr, Blocks::Uniform(count), es, root};
+  }
   GR_ASSIGN_OR_RETURN(const size_t es, DataTypeSize(type));
   GR_RETURN_IF_ERROR(CheckRoot(comm, root));
   GR_ASSIGN_OR_RETURN(const size_t bytes, BufferBytes(sendbuf, count, type, "sendbuf"));
@@ -113,6 +160,9 @@ StatusOr<GathervCall> CheckGatherv(const grComm& comm, const void* sendbuf, size
 
 StatusOr<ScattervCall> CheckScatter(const grComm& comm, const void* sendbuf, void* recvbuf, size_t count,
                                     grDataType_t type, int root) {
+  if (size_t es = 0; QuickRooted(comm, recvbuf, sendbuf, count, type, root, &es)) [[likely]] {
+    return ScattervCall{comm.rank == root ? sendbuf : nullptr, Blocks::Uniform(count), recvbuf, count, es, root};
+  }
   GR_ASSIGN_OR_RETURN(const size_t es, DataTypeSize(type));
   GR_RETURN_IF_ERROR(CheckRoot(comm, root));
   GR_ASSIGN_OR_RETURN(const size_t bytes, BufferBytes(recvbuf, count, type, "recvbuf"));

@@ -71,14 +71,12 @@ std::string RuntimeLink::UniqueName() const {
   return name;
 }
 
-Status RuntimeLink::CheckTag(int tag) const {
-  if (tag >= coll::kCollTagBase && tag <= GR_TAG_UB) return OkStatus();
+Status RuntimeLink::BadTag(int tag) const {
   return InternalError("collective tag " + std::to_string(tag) + " is outside the collectives' range [" +
                        std::to_string(coll::kCollTagBase) + ", GR_TAG_UB]");
 }
 
-Status RuntimeLink::CheckRank(int peer) const {
-  if (peer >= 0 && peer < comm_.size) return OkStatus();
+Status RuntimeLink::BadRank(int peer) const {
   return InternalError("collective peer rank " + std::to_string(peer) + " is outside [0, " +
                        std::to_string(comm_.size) + ")");
 }
@@ -133,16 +131,10 @@ Status RuntimeLink::WaitAllSized(std::span<coll::LinkRequest*> requests, const c
     if (requests[i] == nullptr) continue;
     requests[i] = nullptr;
     const grStatus_t& st = statuses[i];
-    const bool wrong_size =
-        posted[i].recv && (st.error == grTruncated || (st.error == grSuccess && st.bytes != posted[i].bytes));
-    if (wrong_size) {
+    Status wrong;
+    if (posted[i].recv && WrongSize(st, posted[i].peer, posted[i].bytes, what, mismatch, &wrong)) {
       std::fill(requests.begin() + i, requests.end(), nullptr);
-      const std::string expected = std::to_string(posted[i].bytes);
-      const std::string sent = st.error == grTruncated
-                                   ? "more than the " + expected + " bytes expected"
-                                   : std::to_string(st.bytes) + " bytes where " + expected + " were expected";
-      return Status(mismatch, std::string(what) + ": " + DescribePeer(posted[i].peer) + " sent " + sent +
-                                  " (counts or types differ between the ranks)");
+      return wrong;
     }
     if (st.error != grSuccess) {
       std::fill(requests.begin() + i, requests.end(), nullptr);
@@ -150,6 +142,49 @@ Status RuntimeLink::WaitAllSized(std::span<coll::LinkRequest*> requests, const c
     }
   }
   return waited;
+}
+
+Status RuntimeLink::SizeError(const grStatus_t& st, int peer, size_t expected, const char* what,
+                              grResult_t mismatch) const {
+  const std::string want = std::to_string(expected);
+  const std::string sent = st.error == grTruncated
+                               ? "more than the " + want + " bytes expected"
+                               : std::to_string(st.bytes) + " bytes where " + want + " were expected";
+  return Status(mismatch, std::string(what) + ": " + DescribePeer(peer) + " sent " + sent +
+                              " (counts or types differ between the ranks)");
+}
+
+Status RuntimeLink::Send(int peer, int tag, const void* data, size_t bytes, const char* what) {
+  GR_RETURN_IF_ERROR(CheckRank(peer));
+  GR_RETURN_IF_ERROR(CheckTag(tag));
+  const p2p::SendArgs args{
+      comm_.internal_context_id, comm_.rank, peer, comm_.world_ranks[peer], tag, data, bytes, what};
+  return engine_.Send(args);  // its errors name `what` and the peer (Request::Describe)
+}
+
+Status RuntimeLink::StartSend(int peer, int tag, const void* data, size_t bytes, const char* what,
+                              coll::LinkRequest** request) {
+  *request = nullptr;
+  GR_RETURN_IF_ERROR(CheckRank(peer));
+  GR_RETURN_IF_ERROR(CheckTag(tag));
+  const p2p::SendArgs args{
+      comm_.internal_context_id, comm_.rank, peer, comm_.world_ranks[peer], tag, data, bytes, what};
+  p2p::Request* r = nullptr;
+  const Status started = engine_.StartSend(args, &r);
+  *request = ToLink(r);
+  return started;
+}
+
+Status RuntimeLink::Recv(int peer, int tag, void* data, size_t bytes, const char* what, grResult_t mismatch) {
+  GR_RETURN_IF_ERROR(CheckRank(peer));
+  GR_RETURN_IF_ERROR(CheckTag(tag));
+  const p2p::RecvArgs args{comm_.internal_context_id, peer, comm_.world_ranks[peer], tag, data, bytes, 1, what};
+  grStatus_t st{};
+  const Status received = engine_.Recv(args, &st);
+  if (!received.ok() && received.code() != grTruncated) return received;  // st unset, or not about the size
+  Status wrong;
+  if (WrongSize(st, peer, bytes, what, mismatch, &wrong)) return wrong;
+  return received;
 }
 
 Status RuntimeLink::Test(coll::LinkRequest** request, bool* done) {

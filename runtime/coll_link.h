@@ -54,6 +54,12 @@ class RuntimeLink final : public coll::CommLink {
   StatusOr<coll::LinkRequest*> Irecv(int peer, int tag, void* data, size_t bytes, const char* what) override;
   Status WaitAllSized(std::span<coll::LinkRequest*> requests, const char* what, grResult_t mismatch) override;
   Status Test(coll::LinkRequest** request, bool* done) override;
+  // No request where the engine can avoid one (an eager slot free, the
+  // message arrived already): 2-rank 8-byte scatter and gather.
+  Status Send(int peer, int tag, const void* data, size_t bytes, const char* what) override;
+  Status StartSend(int peer, int tag, const void* data, size_t bytes, const char* what,
+                   coll::LinkRequest** request) override;
+  Status Recv(int peer, int tag, void* data, size_t bytes, const char* what, grResult_t mismatch) override;
   Status CheckPeer(int peer) override;
 
   // GPU scratch memory of this communicator (device_scratch.h).
@@ -62,8 +68,29 @@ class RuntimeLink final : public coll::CommLink {
   LocalCopy& local_copy() { return local_copy_; }
 
  private:
-  Status CheckTag(int tag) const;
-  Status CheckRank(int peer) const;
+  // OK, or InternalError: a collective's own tag or peer out of range.
+  Status CheckTag(int tag) const {
+    if (tag >= coll::kCollTagBase && tag <= GR_TAG_UB) [[likely]]
+      return OkStatus();
+    return BadTag(tag);
+  }
+  Status CheckRank(int peer) const {
+    if (peer >= 0 && peer < comm_.size) [[likely]]
+      return OkStatus();
+    return BadRank(peer);
+  }
+  Status BadTag(int tag) const;
+  Status BadRank(int peer) const;
+  // Whether a receive of `expected` bytes from `peer` that ended with `st`
+  // got another size; if so *error says who sent what, with code `mismatch`.
+  bool WrongSize(const grStatus_t& st, int peer, size_t expected, const char* what, grResult_t mismatch,
+                 Status* error) const {
+    if (st.error != grTruncated && (st.error != grSuccess || st.bytes == expected)) [[likely]]
+      return false;
+    *error = SizeError(st, peer, expected, what, mismatch);
+    return true;
+  }
+  Status SizeError(const grStatus_t& st, int peer, size_t expected, const char* what, grResult_t mismatch) const;
   const PeerInfo& PeerOf(int peer) const { return peers_[comm_.world_ranks[peer]]; }
 
   grComm& comm_;

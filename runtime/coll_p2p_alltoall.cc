@@ -1,7 +1,9 @@
 // Alltoall(v) by pairwise exchange (schedule in coll_p2p.h).
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "runtime/buffer_place.h"
@@ -75,10 +77,54 @@ Status InPlace(RuntimeLink& link, const AlltoallvCall& c, StepWindow& window) {
   return OkStatus();
 }
 
+// Two ranks: one send started first (it never blocks, so two sends of
+// rendezvous size never wait on each other) and a blocking receive; neither
+// makes a request when its message moves at once. In place (host buffers)
+// the outgoing block goes from a copy, on the stack when it is small.
+Status Pair(RuntimeLink& link, const AlltoallvCall& c, const char* what) {
+  const int r = link.rank(), p = 1 - r;
+  const size_t es = c.elem_size;
+  const Blocks& d = c.recv_blocks;
+  std::byte* const into = BlockAt(c.recv, d.Displ(p), d.Count(p), es);
+  constexpr size_t kStackBytes = 1024;
+  std::array<std::byte, kStackBytes> small;  // NOLINT(cppcoreguidelines-pro-type-member-init): written before read
+  std::vector<std::byte> large;
+  const void* out = nullptr;
+  size_t out_bytes = 0;
+  if (c.in_place) {
+    out_bytes = d.Count(p) * es;
+    std::byte* copy = small.data();
+    if (out_bytes > kStackBytes) {
+      large.resize(out_bytes);
+      copy = large.data();
+    }
+    if (out_bytes > 0) std::memcpy(copy, into, out_bytes);
+    out = copy;
+  } else {
+    const Blocks& s = c.send_blocks;
+    if (const size_t self = s.Count(r) * es; self > 0) {
+      GR_RETURN_IF_ERROR(link.local_copy().Start(BlockAt(c.recv, d.Displ(r), d.Count(r), es),
+                                                 BlockAt(c.send, s.Displ(r), s.Count(r), es), self));
+    }
+    out = BlockAt(c.send, s.Displ(p), s.Count(p), es);
+    out_bytes = s.Count(p) * es;
+  }
+  coll::LinkRequest* send = nullptr;
+  Status received = link.StartSend(p, kTagP2pAlltoall, out, out_bytes, what, &send);
+  if (received.ok()) received = link.Recv(p, kTagP2pAlltoall, into, d.Count(p) * es, what, grInvalidUsage);
+  if (send != nullptr) {  // not sent at once: wait for it whatever the receive did (`out` must outlive it)
+    const Status waited = link.WaitAll(std::span<coll::LinkRequest*>(&send, 1), what);
+    if (received.ok()) received = waited;
+  }
+  const Status copied = link.local_copy().Wait();
+  return received.ok() ? copied : received;
+}
+
 }  // namespace
 
 Status Alltoallv(RuntimeLink& link, const AlltoallvCall& call, const char* what) {
   if (call.recv_blocks.uniformly_empty()) return OkStatus();
+  if (link.size() == 2 && (!call.in_place || DeviceOrdinalOf(call.recv) < 0)) return Pair(link, call, what);
   StepWindow window(link, kTagP2pAlltoall, what);
   const Status posted = call.in_place ? InPlace(link, call, window) : OutOfPlace(link, call, window);
   const Status finished = window.Finish();

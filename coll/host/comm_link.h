@@ -86,11 +86,39 @@ class CommLink {
   // Never blocks: *done when the request completed (it is then freed).
   virtual Status Test(LinkRequest** request, bool* done) = 0;
 
+  // Blocking send and receive, for where the peer surely posts the matching
+  // operation (a rooted collective's non-root side). A received message of
+  // another size than `bytes` fails with `mismatch` as in WaitAllSized. The
+  // defaults post and wait; the runtime's link skips the request when the
+  // message fits a wire's eager slot or has arrived already.
+  virtual Status Send(int peer, int tag, const void* data, size_t bytes, const char* what);
+  // Isend that may complete at once: *request is then null (nothing to wait
+  // for). Never blocks, so both sides of a pair may start their sends first.
+  virtual Status StartSend(int peer, int tag, const void* data, size_t bytes, const char* what, LinkRequest** request);
+  virtual Status Recv(int peer, int tag, void* data, size_t bytes, const char* what, grResult_t mismatch);
+
   // Drives point-to-point progress and reports whether `peer` failed (died,
   // aborted): OkStatus or grRemoteError naming it. Cheap enough to call
   // every few microseconds from a polling loop.
   virtual Status CheckPeer(int peer) = 0;
 };
+
+inline Status CommLink::Send(int peer, int tag, const void* data, size_t bytes, const char* what) {
+  GR_ASSIGN_OR_RETURN(LinkRequest * r, Isend(peer, tag, data, bytes, what));
+  return WaitAllSized(std::span<LinkRequest*>(&r, 1), what, grInternalError);
+}
+
+inline Status CommLink::StartSend(int peer, int tag, const void* data, size_t bytes, const char* what,
+                                  LinkRequest** request) {
+  *request = nullptr;
+  GR_ASSIGN_OR_RETURN(*request, Isend(peer, tag, data, bytes, what));
+  return OkStatus();
+}
+
+inline Status CommLink::Recv(int peer, int tag, void* data, size_t bytes, const char* what, grResult_t mismatch) {
+  GR_ASSIGN_OR_RETURN(LinkRequest * r, Irecv(peer, tag, data, bytes, what));
+  return WaitAllSized(std::span<LinkRequest*>(&r, 1), what, mismatch);
+}
 
 }  // namespace gpurun::coll
 

@@ -102,6 +102,43 @@ TEST(MatchQueueTest, OldestMatchFirst) {
   EXPECT_EQ(q.TakePosted(MatchHeader{0, 4, 5, 0, 0}), &a);
 }
 
+// Dropped entries come back for later arrivals (data capacity kept, every
+// field reset) without disturbing arrival order.
+TEST(MatchQueueTest, DroppedEntriesAreReusedInArrivalOrder) {
+  MatchQueue q;
+  auto arrive = [&](int tag, size_t bytes) {
+    Unexpected& m = q.EnqueueNew();
+    EXPECT_EQ(m.world_source, -1);
+    EXPECT_EQ(m.header.bytes, 0u);
+    EXPECT_TRUE(m.data.empty());
+    EXPECT_EQ(m.pending, nullptr);
+    EXPECT_EQ(m.sync_id, 0u);
+    m.world_source = 1;
+    m.header = MatchHeader{0, 1, tag, 0, bytes};
+    m.data.assign(bytes, std::byte{static_cast<unsigned char>(tag)});
+    m.sync_id = static_cast<uint64_t>(tag) + 100;
+  };
+  for (int round = 0; round < 50; ++round) {
+    arrive(1, 64);
+    arrive(2, 8);
+    arrive(1, 16);
+    Unexpected* second = q.FindUnexpected(GR_ANY_SOURCE, 2);
+    ASSERT_NE(second, nullptr);
+    EXPECT_EQ(second->data.size(), 8u);
+    EXPECT_EQ(second->sync_id, 102u);
+    q.Drop(second);
+    EXPECT_EQ(q.unexpected_count(), 2u);
+    Unexpected* first = q.FindUnexpected(1, 1);
+    EXPECT_EQ(first->header.bytes, 64u);
+    q.Drop(first);
+    EXPECT_EQ(q.TakeUnexpected(1, GR_ANY_TAG)->data, std::vector<std::byte>(16, std::byte{1}));
+    EXPECT_EQ(q.unexpected_count(), 0u);
+    EXPECT_EQ(q.FindUnexpected(GR_ANY_SOURCE, GR_ANY_TAG), nullptr);
+  }
+  q.Drop(nullptr);  // not queued: nothing happens
+  EXPECT_EQ(q.unexpected_count(), 0u);
+}
+
 TEST(BackoffTest, SpinsThenYieldsThenSleepsLongerUpToTheLimit) {
   using std::chrono::hours;
   using std::chrono::microseconds;

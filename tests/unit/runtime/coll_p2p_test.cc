@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "coll_job.h"
@@ -359,6 +360,70 @@ TEST(CollP2pTest, ShortMessageIsInvalidUsage) {
   ASSERT_EQ(results[1].code(), grInvalidUsage) << results[1].ToString();
   EXPECT_NE(results[1].message().find("grScatterv: rank 0 (host"), std::string::npos) << results[1].message();
   EXPECT_NE(results[1].message().find("sent 8 bytes where 12 were expected"), std::string::npos);
+}
+
+// Two ranks take the blocking send/receive path (no step window): a long
+// message there is the same grInvalidUsage naming the sender.
+TEST(CollP2pTest, TwoRankLongMessagesAreInvalidUsageNamingTheSender) {
+  const auto results = RunJob(2, {}, [&](Context& ctx, auto&) -> Status {
+    grComm& w = *ctx.world();
+    const size_t three[2] = {3, 3}, two[2] = {2, 2}, displs[2] = {0, 4};
+    std::vector<int32_t> send(8, w.rank), recv(8, kPoison);
+    // Gatherv to root 0, which expects 2 elements of rank 1; rank 1 sends 3.
+    GR_ASSIGN_OR_RETURN(GathervCall g,
+                        CheckGatherv(w, send.data(), w.rank == 0 ? 2 : 3, recv.data(), two, displs, grInt32, 0));
+    const Status gathered = Gatherv(CollOf(w).link(), g, "grGatherv");
+    // Scatterv from root 1, which sends 3 elements to rank 0; rank 0 expects 2.
+    GR_ASSIGN_OR_RETURN(ScattervCall sc,
+                        CheckScatterv(w, send.data(), three, displs, recv.data(), w.rank == 0 ? 2 : 3, grInt32, 1));
+    const Status scattered = Scatterv(CollOf(w).link(), sc, "grScatterv");
+    // Alltoallv: rank 1 sends 3 elements to rank 0, which expects 2.
+    const size_t sendcounts[2] = {w.rank == 0 ? 2u : 3u, 2}, recvcounts[2] = {2, 2};
+    GR_ASSIGN_OR_RETURN(AlltoallvCall a,
+                        CheckAlltoallv(w, send.data(), sendcounts, displs, recv.data(), recvcounts, displs, grInt32));
+    const Status exchanged = Alltoallv(CollOf(w).link(), a, "grAlltoallv");
+    if (w.rank == 1) {
+      GR_RETURN_IF_ERROR(gathered);
+      GR_RETURN_IF_ERROR(scattered);
+      return exchanged;
+    }
+    const std::pair<Status, const char*> checks[] = {
+        {gathered, "grGatherv"}, {scattered, "grScatterv"}, {exchanged, "grAlltoallv"}};
+    for (const auto& [s, what] : checks) {
+      GR_RETURN_IF_ERROR(Expect(s.code() == grInvalidUsage, std::string(what) + " gave " + s.ToString()));
+      const std::string want = std::string(what) + ": rank 1 (host";
+      GR_RETURN_IF_ERROR(Expect(s.message().find(want) != std::string::npos, s.message()));
+      GR_RETURN_IF_ERROR(Expect(s.message().find("more than the 8 bytes expected") != std::string::npos, s.message()));
+    }
+    return OkStatus();
+  });
+  EXPECT_TRUE(results[0].ok()) << results[0].ToString();
+  EXPECT_TRUE(results[1].ok()) << results[1].ToString();  // its sends went out whole
+}
+
+// A blocking receive of a 2-rank gather (at the root) and scatter (off the
+// root) ends when its peer dies, naming it.
+TEST(CollP2pTest, TwoRankDeadPeerFailsTheBlockingReceives) {
+  const auto results = RunJob(2, {}, [&](Context& ctx, p2p::testing::FakeNetwork& net) -> Status {
+    grComm& w = *ctx.world();
+    if (w.rank == 1) {
+      net.Kill(1, RemoteError("rank 1 (pid 4242 on nodeA) died"));
+      return OkStatus();
+    }
+    std::vector<int32_t> send(3, 0), recv(6);
+    GR_ASSIGN_OR_RETURN(GathervCall g, CheckGather(w, send.data(), recv.data(), 3, grInt32, 0));
+    const Status gathered = Gatherv(CollOf(w).link(), g, "grGather");
+    GR_ASSIGN_OR_RETURN(ScattervCall sc, CheckScatter(w, nullptr, recv.data(), 3, grInt32, 1));
+    const Status scattered = Scatterv(CollOf(w).link(), sc, "grScatter");
+    for (const Status& s : {gathered, scattered}) {
+      GR_RETURN_IF_ERROR(Expect(s.code() == grRemoteError, "gave " + s.ToString()));
+      GR_RETURN_IF_ERROR(Expect(s.message().find("died") != std::string::npos, s.message()));
+      GR_RETURN_IF_ERROR(Expect(s.message().find("rank 1") != std::string::npos, s.message()));
+    }
+    return OkStatus();
+  });
+  EXPECT_TRUE(results[0].ok()) << results[0].ToString();
+  EXPECT_TRUE(results[1].ok());
 }
 
 TEST(CollP2pTest, DeadRankFailsTheGatherNamingIt) {
