@@ -36,13 +36,6 @@ Unexpected& MatchQueue::EnqueueNew() {
   return m;
 }
 
-Unexpected* MatchQueue::FindUnexpected(int source, int tag) {
-  for (Unexpected& message : unexpected_) {
-    if (Matches(source, tag, message.header)) return &message;
-  }
-  return nullptr;
-}
-
 const Unexpected* MatchQueue::PeekUnexpected(int source, int tag) const {
   for (const Unexpected& message : unexpected_) {
     if (Matches(source, tag, message.header)) return &message;
@@ -63,14 +56,6 @@ void MatchQueue::Drop(const Unexpected* message) {
   if (spare_bytes_ + it->data.capacity() > kMaxSpareBytes) std::vector<std::byte>().swap(it->data);
   spare_bytes_ += it->data.capacity();
   spares_.splice(spares_.end(), unexpected_, it);
-}
-
-std::optional<Unexpected> MatchQueue::TakeUnexpected(int source, int tag) {
-  Unexpected* found = FindUnexpected(source, tag);
-  if (found == nullptr) return std::nullopt;
-  std::optional<Unexpected> message(std::move(*found));
-  Drop(found);
-  return message;
 }
 
 }  // namespace gpurun::p2p

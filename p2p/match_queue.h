@@ -14,7 +14,7 @@
 #include <functional>
 #include <list>
 #include <memory>
-#include <optional>
+#include <utility>
 #include <vector>
 
 #include "p2p/match_header.h"
@@ -70,15 +70,14 @@ class MatchQueue {
   // messages allocates nothing (a list node and a vector per message were a
   // fifth of a 2-rank 8-byte scatter's time, perf 2026-12-03).
   Unexpected& EnqueueNew();
-  void Enqueue(Unexpected message) { EnqueueNew() = std::move(message); }
   // The oldest unexpected message matching (source, tag), left queued.
-  Unexpected* FindUnexpected(int source, int tag);
   const Unexpected* PeekUnexpected(int source, int tag) const;
+  Unexpected* FindUnexpected(int source, int tag) {
+    return const_cast<Unexpected*>(std::as_const(*this).PeekUnexpected(source, tag));
+  }
   // Removes `message` (one FindUnexpected returned) from the queue, keeping
   // its entry for a later arrival.
   void Drop(const Unexpected* message);
-  // The oldest unexpected message matching (source, tag), removed.
-  std::optional<Unexpected> TakeUnexpected(int source, int tag);
 
   size_t posted_count() const { return posted_count_; }
   size_t unexpected_count() const { return unexpected_.size(); }

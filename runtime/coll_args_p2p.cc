@@ -28,6 +28,16 @@ Status CheckSelfBlock(size_t a, const char* a_name, size_t b, const char* b_name
                          std::to_string(b) + "): a rank's own block has one size on both sides");
 }
 
+// A valid type and count > 0 whose size() blocks fit a size_t: *es the
+// element size, *total_bytes the size() blocks' bytes. An overflow check by
+// multiplication: the two divisions of `count > max / es / n` were most of
+// CheckScatter's time (perf).
+bool QuickTotal(const grComm& comm, size_t count, grDataType_t type, size_t* es, size_t* total_bytes) {
+  if (static_cast<int>(type) < 0 || type >= grNumDataTypes || count == 0) return false;
+  *es = internal::kTypeSizes[type];
+  return !__builtin_mul_overflow(count, *es * static_cast<size_t>(comm.size), total_bytes);
+}
+
 // The hot path of CheckGather and CheckScatter, plain comparisons: true with
 // *es set when every argument surely passes — `mine` (count elements, the
 // rank's own block) and at the root `all` (count * size elements) not null,
@@ -35,19 +45,12 @@ Status CheckSelfBlock(size_t a, const char* a_name, size_t b, const char* b_name
 // from `all`; false where the full check has to say what is wrong.
 bool QuickRooted(const grComm& comm, const void* mine, const void* all, size_t count, grDataType_t type, int root,
                  size_t* es) {
-  if (static_cast<int>(type) < 0 || type >= grNumDataTypes || root < 0 || root >= comm.size) return false;
-  const size_t size = internal::kTypeSizes[type];
-  // An overflow check by multiplication: the two divisions of
-  // `count > max / size / n` were most of this function's time (perf).
   size_t total_bytes = 0;
-  if (count == 0 || mine == nullptr ||
-      __builtin_mul_overflow(count, size * static_cast<size_t>(comm.size), &total_bytes)) {
+  if (root < 0 || root >= comm.size || mine == nullptr || !QuickTotal(comm, count, type, es, &total_bytes))
     return false;
-  }
-  *es = size;
   if (comm.rank != root) return true;
   if (all == nullptr) return false;
-  const size_t bytes = count * size;
+  const size_t bytes = count * *es;
   const auto m = reinterpret_cast<uintptr_t>(mine), a = reinterpret_cast<uintptr_t>(all);
   return m == a + root * bytes || m + bytes <= a || a + total_bytes <= m;
 }
@@ -56,14 +59,8 @@ bool QuickRooted(const grComm& comm, const void* mine, const void* all, size_t c
 // null, and the same (in place) or disjoint.
 bool QuickAlltoall(const grComm& comm, const void* send, const void* recv, size_t count, grDataType_t type,
                    size_t* es) {
-  if (static_cast<int>(type) < 0 || type >= grNumDataTypes) return false;
-  const size_t size = internal::kTypeSizes[type];
   size_t bytes = 0;
-  if (count == 0 || send == nullptr || recv == nullptr ||
-      __builtin_mul_overflow(count, size * static_cast<size_t>(comm.size), &bytes)) {
-    return false;
-  }
-  *es = size;
+  if (send == nullptr || recv == nullptr || !QuickTotal(comm, count, type, es, &bytes)) return false;
   const auto s = reinterpret_cast<uintptr_t>(send), r = reinterpret_cast<uintptr_t>(recv);
   return s == r || s + bytes <= r || r + bytes <= s;
 }

@@ -82,18 +82,15 @@ Status RuntimeLink::BadRank(int peer) const {
 }
 
 StatusOr<coll::LinkRequest*> RuntimeLink::Isend(int peer, int tag, const void* data, size_t bytes, const char* what) {
-  GR_RETURN_IF_ERROR(CheckRank(peer));
-  GR_RETURN_IF_ERROR(CheckTag(tag));
-  const p2p::SendArgs args{
-      comm_.internal_context_id, comm_.rank, peer, comm_.world_ranks[peer], tag, data, bytes, what};
+  GR_RETURN_IF_ERROR(CheckRankTag(peer, tag));
+  const p2p::SendArgs args = SendArgsTo(peer, tag, data, bytes, what);
   GR_ASSIGN_OR_RETURN(p2p::Request * r, engine_.Isend(args));
   return ToLink(r);
 }
 
 StatusOr<coll::LinkRequest*> RuntimeLink::Irecv(int peer, int tag, void* data, size_t bytes, const char* what) {
-  GR_RETURN_IF_ERROR(CheckRank(peer));
-  GR_RETURN_IF_ERROR(CheckTag(tag));
-  const p2p::RecvArgs args{comm_.internal_context_id, peer, comm_.world_ranks[peer], tag, data, bytes, 1, what};
+  GR_RETURN_IF_ERROR(CheckRankTag(peer, tag));
+  const p2p::RecvArgs args = RecvArgsFrom(peer, tag, data, bytes, what);
   GR_ASSIGN_OR_RETURN(p2p::Request * r, engine_.Irecv(args));
   return ToLink(r);
 }
@@ -155,20 +152,16 @@ Status RuntimeLink::SizeError(const grStatus_t& st, int peer, size_t expected, c
 }
 
 Status RuntimeLink::Send(int peer, int tag, const void* data, size_t bytes, const char* what) {
-  GR_RETURN_IF_ERROR(CheckRank(peer));
-  GR_RETURN_IF_ERROR(CheckTag(tag));
-  const p2p::SendArgs args{
-      comm_.internal_context_id, comm_.rank, peer, comm_.world_ranks[peer], tag, data, bytes, what};
+  GR_RETURN_IF_ERROR(CheckRankTag(peer, tag));
+  const p2p::SendArgs args = SendArgsTo(peer, tag, data, bytes, what);
   return engine_.Send(args);  // its errors name `what` and the peer (Request::Describe)
 }
 
 Status RuntimeLink::StartSend(int peer, int tag, const void* data, size_t bytes, const char* what,
                               coll::LinkRequest** request) {
   *request = nullptr;
-  GR_RETURN_IF_ERROR(CheckRank(peer));
-  GR_RETURN_IF_ERROR(CheckTag(tag));
-  const p2p::SendArgs args{
-      comm_.internal_context_id, comm_.rank, peer, comm_.world_ranks[peer], tag, data, bytes, what};
+  GR_RETURN_IF_ERROR(CheckRankTag(peer, tag));
+  const p2p::SendArgs args = SendArgsTo(peer, tag, data, bytes, what);
   p2p::Request* r = nullptr;
   const Status started = engine_.StartSend(args, &r);
   *request = ToLink(r);
@@ -176,9 +169,8 @@ Status RuntimeLink::StartSend(int peer, int tag, const void* data, size_t bytes,
 }
 
 Status RuntimeLink::Recv(int peer, int tag, void* data, size_t bytes, const char* what, grResult_t mismatch) {
-  GR_RETURN_IF_ERROR(CheckRank(peer));
-  GR_RETURN_IF_ERROR(CheckTag(tag));
-  const p2p::RecvArgs args{comm_.internal_context_id, peer, comm_.world_ranks[peer], tag, data, bytes, 1, what};
+  GR_RETURN_IF_ERROR(CheckRankTag(peer, tag));
+  const p2p::RecvArgs args = RecvArgsFrom(peer, tag, data, bytes, what);
   grStatus_t st{};
   const Status received = engine_.Recv(args, &st);
   if (!received.ok() && received.code() != grTruncated) return received;  // st unset, or not about the size

@@ -68,16 +68,24 @@ class RuntimeLink final : public coll::CommLink {
   LocalCopy& local_copy() { return local_copy_; }
 
  private:
-  // OK, or InternalError: a collective's own tag or peer out of range.
-  Status CheckTag(int tag) const {
-    if (tag >= coll::kCollTagBase && tag <= GR_TAG_UB) [[likely]]
-      return OkStatus();
-    return BadTag(tag);
-  }
+  // OK, or InternalError: a collective's own peer (and tag) out of range.
   Status CheckRank(int peer) const {
     if (peer >= 0 && peer < comm_.size) [[likely]]
       return OkStatus();
     return BadRank(peer);
+  }
+  Status CheckRankTag(int peer, int tag) const {
+    if (peer >= 0 && peer < comm_.size && tag >= coll::kCollTagBase && tag <= GR_TAG_UB) [[likely]]
+      return OkStatus();
+    return CheckRank(peer).ok() ? BadTag(tag) : BadRank(peer);
+  }
+  // The engine's arguments for a message to / from comm rank `peer` on the
+  // internal context (after CheckRankTag).
+  p2p::SendArgs SendArgsTo(int peer, int tag, const void* data, size_t bytes, const char* what) const {
+    return p2p::SendArgs{comm_.internal_context_id, comm_.rank, peer, comm_.world_ranks[peer], tag, data, bytes, what};
+  }
+  p2p::RecvArgs RecvArgsFrom(int peer, int tag, void* data, size_t bytes, const char* what) const {
+    return p2p::RecvArgs{comm_.internal_context_id, peer, comm_.world_ranks[peer], tag, data, bytes, 1, what};
   }
   Status BadTag(int tag) const;
   Status BadRank(int peer) const;

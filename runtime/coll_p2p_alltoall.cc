@@ -13,16 +13,22 @@
 namespace gpurun {
 namespace {
 
+// Out of place: starts the copy of this rank's block to itself (waited for by
+// the caller). The API layer checked that it has one size on both sides.
+Status StartSelfCopy(RuntimeLink& link, const AlltoallvCall& c) {
+  const int r = link.rank();
+  const size_t es = c.elem_size, self = c.send_blocks.Count(r) * es;
+  if (self == 0) return OkStatus();
+  return link.local_copy().Start(BlockAt(c.recv, c.recv_blocks.Displ(r), c.recv_blocks.Count(r), es),
+                                 BlockAt(c.send, c.send_blocks.Displ(r), c.send_blocks.Count(r), es), self);
+}
+
 Status OutOfPlace(RuntimeLink& link, const AlltoallvCall& c, StepWindow& window) {
   const int n = link.size(), r = link.rank();
   const size_t es = c.elem_size;
   const Blocks& s = c.send_blocks;
   const Blocks& d = c.recv_blocks;
-  // The API layer checked that the block to self has one size on both sides.
-  if (const size_t self = s.Count(r) * es; self > 0) {
-    GR_RETURN_IF_ERROR(link.local_copy().Start(BlockAt(c.recv, d.Displ(r), d.Count(r), es),
-                                               BlockAt(c.send, s.Displ(r), s.Count(r), es), self));
-  }
+  GR_RETURN_IF_ERROR(StartSelfCopy(link, c));
   for (int k = 1; k < n; ++k) {
     const int to = (r + k) % n, from = (r - k + n) % n;
     GR_RETURN_IF_ERROR(window.Post(to, BlockAt(c.send, s.Displ(to), s.Count(to), es), s.Count(to) * es, from,
@@ -102,10 +108,7 @@ Status Pair(RuntimeLink& link, const AlltoallvCall& c, const char* what) {
     out = copy;
   } else {
     const Blocks& s = c.send_blocks;
-    if (const size_t self = s.Count(r) * es; self > 0) {
-      GR_RETURN_IF_ERROR(link.local_copy().Start(BlockAt(c.recv, d.Displ(r), d.Count(r), es),
-                                                 BlockAt(c.send, s.Displ(r), s.Count(r), es), self));
-    }
+    GR_RETURN_IF_ERROR(StartSelfCopy(link, c));
     out = BlockAt(c.send, s.Displ(p), s.Count(p), es);
     out_bytes = s.Count(p) * es;
   }

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "p2p/backoff.h"
 #include "p2p/match_queue.h"
 #include "p2p/request_pool.h"
@@ -82,14 +84,24 @@ TEST(MatchTest, WildcardsAndExactValues) {
   EXPECT_FALSE(Matches(3, 8, h));
 }
 
+// The oldest match, removed (moved out, then dropped), as the engine takes one.
+std::optional<Unexpected> Take(MatchQueue& q, int source, int tag) {
+  Unexpected* m = q.FindUnexpected(source, tag);
+  if (m == nullptr) return std::nullopt;
+  std::optional<Unexpected> taken(std::move(*m));
+  q.Drop(m);
+  return taken;
+}
+
 TEST(MatchQueueTest, OldestMatchFirst) {
   MatchQueue q;
-  for (int i = 0; i < 3; ++i) q.Enqueue(Unexpected{1, MatchHeader{0, 1, i % 2, 0, static_cast<uint64_t>(i)}, {}, {}});
+  for (int i = 0; i < 3; ++i)
+    q.EnqueueNew() = Unexpected{1, MatchHeader{0, 1, i % 2, 0, static_cast<uint64_t>(i)}, {}, {}};
   EXPECT_EQ(q.PeekUnexpected(1, 0)->header.bytes, 0u);
-  EXPECT_EQ(q.TakeUnexpected(GR_ANY_SOURCE, 1)->header.bytes, 1u);
-  EXPECT_EQ(q.TakeUnexpected(1, GR_ANY_TAG)->header.bytes, 0u);
-  EXPECT_EQ(q.TakeUnexpected(1, 0)->header.bytes, 2u);
-  EXPECT_FALSE(q.TakeUnexpected(GR_ANY_SOURCE, GR_ANY_TAG).has_value());
+  EXPECT_EQ(Take(q, GR_ANY_SOURCE, 1)->header.bytes, 1u);
+  EXPECT_EQ(Take(q, 1, GR_ANY_TAG)->header.bytes, 0u);
+  EXPECT_EQ(Take(q, 1, 0)->header.bytes, 2u);
+  EXPECT_FALSE(Take(q, GR_ANY_SOURCE, GR_ANY_TAG).has_value());
   Request a, b;
   a.peer = GR_ANY_SOURCE;
   a.tag = 5;
@@ -131,7 +143,7 @@ TEST(MatchQueueTest, DroppedEntriesAreReusedInArrivalOrder) {
     Unexpected* first = q.FindUnexpected(1, 1);
     EXPECT_EQ(first->header.bytes, 64u);
     q.Drop(first);
-    EXPECT_EQ(q.TakeUnexpected(1, GR_ANY_TAG)->data, std::vector<std::byte>(16, std::byte{1}));
+    EXPECT_EQ(Take(q, 1, GR_ANY_TAG)->data, std::vector<std::byte>(16, std::byte{1}));
     EXPECT_EQ(q.unexpected_count(), 0u);
     EXPECT_EQ(q.FindUnexpected(GR_ANY_SOURCE, GR_ANY_TAG), nullptr);
   }
